@@ -1,0 +1,60 @@
+# snowflake: PostgreSQL extension built with PGXS.
+#
+#   make && make install                  build and install (as root)
+#   make installcheck                     pg_regress against a temporary instance
+#                                         with the library preloaded (as a non-root user)
+#   make installcheck-nopreload           the not-preloaded suite, its own instance
+#   make unit                             the core's unit tests (no PostgreSQL needed)
+#   make prove-installcheck               TAP tests (restarts, crashes, clock steps)
+#
+# The whole suite, servers and all, is test/run-all.sh.
+
+EXTENSION = snowflake
+MODULE_big = snowflake
+DATA = $(wildcard src/sql/snowflake--*.sql)
+
+CORE_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/core/*.cpp))
+PG_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/pg/*.cpp))
+OBJS = $(CORE_OBJS) $(PG_OBJS)
+
+REGRESS = parse settings nextval status
+REGRESS_OPTS = --temp-config=$(srcdir)/test/conf/regress.conf --temp-instance=tmp_check_regress
+REGRESS_NOPRELOAD = not_preloaded
+
+TAP_TESTS = 1
+PROVE_TESTS = $(wildcard test/t/*.pl)
+
+EXTRA_CLEAN = tmp_check_regress tmp_check_nopreload test/unit/core_tests
+
+PG_CONFIG ?= pg_config
+
+# C++17, warnings on; -Wno-register because PostgreSQL's s_lock.h uses
+# `register`, which C++17 removed.
+PG_CXXFLAGS = -std=c++17 -Wextra -Wno-unused-parameter -Wno-register -Wno-missing-field-initializers
+# PGXS links with the C compiler.
+SHLIB_LINK += -lstdc++
+
+# Debian's PGXS also compiles every .cpp to LLVM bitcode (for JIT inlining)
+# with clang and without PG_CXXFLAGS; give that compile the same language
+# level.  (Defined before PGXS, which only sets it if unset.)
+COMPILE.cxx.bc = $(CLANG) -xc++ -std=c++17 -Wno-ignored-attributes -Wno-register $(BITCODE_CXXFLAGS) $(CPPFLAGS) -flto=thin -emit-llvm -c
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# PGXS does not track header dependencies: rebuild on any header change.
+HEADERS = $(wildcard src/core/*.hpp src/pg/*.hpp)
+$(OBJS): $(HEADERS)
+$(OBJS:.o=.bc): $(HEADERS)
+
+installcheck-nopreload:
+	$(pg_regress_installcheck) --temp-config=$(srcdir)/test/conf/nopreload.conf \
+		--temp-instance=tmp_check_nopreload $(REGRESS_NOPRELOAD)
+
+prove-installcheck:
+	$(prove_installcheck)
+
+unit:
+	$(MAKE) -C test/unit run
+
+.PHONY: installcheck-nopreload prove-installcheck unit

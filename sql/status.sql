@@ -1,0 +1,20 @@
+-- snowflake_status: one row describing this node's generator.
+SET TimeZone = 'UTC';
+SELECT count(*) AS rows FROM snowflake_status;
+
+SELECT epoch, timestamp_bits, datacenter_bits, worker_bits, sequence_bits,
+       datacenter_id, worker_id, clock_backward_policy, max_clock_backward_ms,
+       random_sequence_start, lifetime_end
+FROM snowflake_status;
+
+-- Counters move with the ids issued.
+CREATE TEMP TABLE before AS SELECT ids_issued FROM snowflake_status;
+SELECT count(*) FROM snowflake_generate(1000);
+SELECT s.ids_issued - b.ids_issued AS issued_since FROM snowflake_status s, before b;
+
+-- The last id is the one just issued, and the durable mark is ahead of it.
+SELECT snowflake_nextval() = (SELECT last_id FROM snowflake_status) AS last_id_matches;
+SELECT durable_mark >= (snowflake_parse(last_id)).ts AS mark_covers_last_id,
+       durable_writes >= 1 AS mark_written,
+       borrowed_ahead_ms = 0 AS not_borrowing
+FROM snowflake_status;

@@ -1,0 +1,116 @@
+#include "generator.hpp"
+
+namespace snowflake {
+
+const char *clock_policy_name(ClockPolicy p) {
+    switch (p) {
+    case ClockPolicy::Error:
+        return "error";
+    case ClockPolicy::Wait:
+        return "wait";
+    case ClockPolicy::Borrow:
+        return "borrow";
+    }
+    return "unknown";
+}
+
+void start_after_mark(GeneratorState *state, int64_t mark_ms) {
+    *state = GeneratorState{};
+    state->last_ms = mark_ms < 0 ? -1 : mark_ms;
+    // last_node = -1 marks last_ms as used up: we do not know which sequence
+    // numbers of the mark's millisecond were issued before the restart.
+    state->last_node = -1;
+    state->reserved_ms = state->last_ms;
+}
+
+namespace {
+
+Result make(Outcome o, int64_t wait_for_ms = 0, int64_t behind_ms = 0) {
+    return Result{o, 0, 0, wait_for_ms, behind_ms};
+}
+
+// First sequence number of a fresh millisecond.  With random_start it is a
+// random offset in the lower half, so at least half the space stays usable.
+int64_t first_sequence(const Layout &layout, const Request &req) {
+    if (!req.random_start)
+        return 0;
+    const int64_t half = (layout.max_sequence() + 1) / 2;
+    return static_cast<int64_t>(req.random % static_cast<uint64_t>(half));
+}
+
+// Counts an episode of the clock being behind, and its step, once: while
+// borrowing against a stalled clock the distance grows with every filled
+// millisecond, which is our doing, not the clock's.
+void note_clock_behind(GeneratorState *s, int64_t behind) {
+    if (s->behind)
+        return;
+    s->behind = true;
+    s->backward_events++;
+    if (behind > s->max_backward_ms)
+        s->max_backward_ms = behind;
+}
+
+}  // namespace
+
+Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
+    const int64_t now = req.now_ms;
+    if (now < 0)
+        return make(Outcome::ClockBeforeEpoch, 0, now == INT64_MIN ? INT64_MAX : -now);
+
+    const int64_t max_seq = layout.max_sequence();
+    const int64_t node = layout.node_bits(req.datacenter_id, req.worker_id);
+    const int64_t last = s->last_ms;
+    // The last millisecond can take more ids only from the same node (node
+    // bits sit above the sequence, so another node's ids there could sort
+    // below ids already issued) and while its sequence lasts.
+    const bool last_open = s->last_node == node && s->last_seq < max_seq;
+
+    int64_t ms;
+    int64_t seq;
+    if (now > last) {
+        ms = now;
+        seq = first_sequence(layout, req);
+    } else {
+        if (now < last) {
+            note_clock_behind(s, last - now);
+            if (req.policy == ClockPolicy::Error)
+                return make(Outcome::ClockBehindError, 0, last - now);
+            if (req.policy == ClockPolicy::Wait)
+                return make(Outcome::ClockBehindWait, last_open ? last : last + 1, last - now);
+        }
+        if (last_open) {
+            ms = last;
+            seq = s->last_seq + 1;
+        } else if (now == last) {
+            s->sequence_exhaustions++;
+            return make(Outcome::SequenceExhausted, last + 1);
+        } else {
+            // borrow: the wall clock is behind and this ms is used up, so
+            // count on into the next logical millisecond.
+            ms = last + 1;
+            seq = first_sequence(layout, req);
+        }
+        if (ms - now > req.max_backward_ms)
+            return make(Outcome::BorrowLimit, 0, ms - now);
+    }
+
+    if (ms > layout.max_timestamp())
+        return make(Outcome::LifetimeOver, ms);
+    if (ms > s->reserved_ms)
+        return make(Outcome::NeedReservation, ms);
+
+    const int64_t want = req.count < 1 ? 1 : req.count;
+    const int64_t room = max_seq - seq + 1;
+    const int64_t n = want < room ? want : room;
+    const int64_t first = layout.compose(ms, node, seq);
+
+    s->last_ms = ms;
+    s->last_seq = seq + (n - 1);
+    s->last_node = node;
+    s->last_id = first + (n - 1);  // parenthesised: first + n may pass INT64_MAX
+    s->behind = now < ms;
+    s->ids_issued += static_cast<uint64_t>(n);
+    return Result{Outcome::Issued, first, n, 0, 0};
+}
+
+}  // namespace snowflake

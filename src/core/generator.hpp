@@ -1,0 +1,87 @@
+// The id generator's state machine.
+//
+// The state is a plain struct that the PostgreSQL layer keeps in shared
+// memory and only touches while holding the generator LWLock.  next_ids() is
+// a pure function of (state, layout, request): it reads no clock (the caller
+// passes "now" in), never sleeps, never allocates and never throws.  When it
+// cannot issue an id right away it says why, and the caller decides how to
+// wait -- always after releasing the lock.
+#pragma once
+
+#ifdef POSTGRES_H
+#error "src/core must not see PostgreSQL headers"
+#endif
+
+#include <cstdint>
+
+#include "layout.hpp"
+
+namespace snowflake {
+
+enum class ClockPolicy : int { Error = 0, Wait = 1, Borrow = 2 };
+
+const char *clock_policy_name(ClockPolicy p);
+
+// Everything the generator remembers between calls.  Trivially copyable so it
+// can live in shared memory; the hot fields come first so that they share a
+// cache line with the counters the same call updates.
+struct GeneratorState {
+    int64_t last_ms = -1;   // timestamp field of the last id, or of the mark at start
+    int64_t last_seq = 0;   // sequence of the last id issued in last_ms
+    int64_t last_node = -1; // node bits of the last id; -1 = last_ms is used up
+    int64_t reserved_ms = -1;  // durable high-water mark: ids may carry ms <= this
+    int64_t last_id = -1;   // the last id issued since start (for status only)
+    bool behind = false;    // the wall clock is currently behind last_ms
+
+    // Counters since start (read by snowflake_status).
+    uint64_t ids_issued = 0;
+    uint64_t sequence_exhaustions = 0;
+    uint64_t backward_events = 0;
+    int64_t max_backward_ms = 0;
+};
+
+// Sets the state for a fresh start after a restart or crash: every id ever
+// issued carries a timestamp field <= mark_ms, so the millisecond mark_ms is
+// treated as used up.  mark_ms < 0 means nothing was ever issued.
+void start_after_mark(GeneratorState *state, int64_t mark_ms);
+
+struct Request {
+    int64_t now_ms;          // wall clock, as a timestamp field (unix ms - epoch)
+    int64_t datacenter_id;   // validated by the caller against the layout
+    int64_t worker_id;
+    ClockPolicy policy;
+    int64_t max_backward_ms; // bound for wait and borrow
+    int64_t count;           // ids wanted (>= 1); fewer may be granted
+    bool random_start;       // start each new ms at a random sequence offset
+    uint32_t random;         // randomness for random_start (caller's PRNG)
+};
+
+enum class Outcome {
+    Issued,             // first_id .. first_id + count - 1 are the caller's
+    SequenceExhausted,  // this ms is used up: retry once the clock passes wait_for_ms
+    ClockBehindWait,    // policy wait: retry once the clock reaches wait_for_ms
+    ClockBehindError,   // policy error: the clock is behind by behind_ms
+    BorrowLimit,        // policy borrow: running ahead by behind_ms would pass the bound
+    NeedReservation,    // the next id would pass the durable mark: extend it, retry
+    ClockBeforeEpoch,   // now_ms < 0
+    LifetimeOver,       // the timestamp field would overflow the layout
+};
+
+struct Result {
+    Outcome outcome;
+    int64_t first_id;    // Issued: the first id granted
+    int64_t count;       // Issued: how many consecutive ids were granted
+    int64_t wait_for_ms; // SequenceExhausted / ClockBehindWait / NeedReservation: target ms
+    int64_t behind_ms;   // how far the clock is behind (or borrowed ahead)
+};
+
+// Issues up to req.count consecutive ids, all in one millisecond, each
+// greater than every id issued before through this state.
+Result next_ids(GeneratorState *state, const Layout &layout, const Request &req);
+
+// How far the logical clock currently runs ahead of the wall clock (0 if not).
+inline int64_t borrowed_ahead_ms(const GeneratorState &s, int64_t now_ms) {
+    return s.last_ms > now_ms ? s.last_ms - now_ms : 0;
+}
+
+}  // namespace snowflake

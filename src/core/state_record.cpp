@@ -1,0 +1,171 @@
+#include "state_record.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "epoch.hpp"
+
+namespace snowflake {
+
+namespace {
+
+constexpr const char *kHeader = "snowflake-state 1";
+
+// The fields in file order; the checksum line follows them.
+constexpr const char *kKeys[] = {"mark_unix_ms",  "epoch_ms",    "datacenter_bits",
+                                 "worker_bits",   "sequence_bits", "datacenter_id",
+                                 "worker_id"};
+constexpr int kNumKeys = sizeof(kKeys) / sizeof(kKeys[0]);
+
+void to_values(const StateRecord &r, int64_t *v) {
+    v[0] = r.mark_unix_ms;
+    v[1] = r.layout.epoch_ms;
+    v[2] = r.layout.datacenter_bits;
+    v[3] = r.layout.worker_bits;
+    v[4] = r.layout.sequence_bits;
+    v[5] = r.datacenter_id;
+    v[6] = r.worker_id;
+}
+
+void from_values(const int64_t *v, StateRecord *r) {
+    r->mark_unix_ms = v[0];
+    r->layout.epoch_ms = v[1];
+    r->layout.datacenter_bits = static_cast<int>(v[2]);
+    r->layout.worker_bits = static_cast<int>(v[3]);
+    r->layout.sequence_bits = static_cast<int>(v[4]);
+    r->datacenter_id = v[5];
+    r->worker_id = v[6];
+}
+
+// Reads one '\n'-terminated line starting at *pos.
+bool next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *line_len) {
+    if (*pos >= len)
+        return false;
+    const char *start = buf + *pos;
+    const void *nl = memchr(start, '\n', len - *pos);
+    if (!nl)
+        return false;
+    *line = start;
+    *line_len = static_cast<size_t>(static_cast<const char *>(nl) - start);
+    *pos += *line_len + 1;
+    return true;
+}
+
+// Parses "key value" into value; the key must match exactly.
+bool key_value(const char *line, size_t len, const char *key, const char **value, size_t *vlen) {
+    const size_t klen = strlen(key);
+    if (len <= klen + 1 || memcmp(line, key, klen) != 0 || line[klen] != ' ')
+        return false;
+    *value = line + klen + 1;
+    *vlen = len - klen - 1;
+    return true;
+}
+
+bool in_int_range(int64_t v) { return v >= -2147483648LL && v <= 2147483647LL; }
+
+}  // namespace
+
+uint32_t crc32(const char *data, size_t len) {
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) {
+        crc ^= static_cast<unsigned char>(data[i]);
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+size_t format_state_record(const StateRecord &rec, char *buf, size_t buflen) {
+    int64_t v[kNumKeys];
+    to_values(rec, v);
+    size_t n = 0;
+    int w = snprintf(buf, buflen, "%s\n", kHeader);
+    for (int i = 0; w > 0 && i < kNumKeys; i++) {
+        n += static_cast<size_t>(w);
+        if (n >= buflen)
+            return 0;
+        w = snprintf(buf + n, buflen - n, "%s %lld\n", kKeys[i], static_cast<long long>(v[i]));
+    }
+    if (w <= 0)
+        return 0;
+    n += static_cast<size_t>(w);
+    if (n >= buflen)
+        return 0;
+    w = snprintf(buf + n, buflen - n, "crc32 %08x\n", crc32(buf, n));
+    if (w <= 0 || n + static_cast<size_t>(w) >= buflen)
+        return 0;
+    return n + static_cast<size_t>(w);
+}
+
+const char *record_error_text(RecordError e) {
+    switch (e) {
+    case RecordError::None:
+        return "valid";
+    case RecordError::BadHeader:
+        return "it does not start with \"snowflake-state 1\"";
+    case RecordError::BadLine:
+        return "a line is missing or malformed";
+    case RecordError::BadChecksum:
+        return "its CRC-32 checksum does not match its contents";
+    case RecordError::BadLayout:
+        return "it records an invalid layout";
+    }
+    return "unknown error";
+}
+
+RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
+    size_t pos = 0;
+    const char *line;
+    size_t line_len;
+    if (!next_line(buf, len, &pos, &line, &line_len) || line_len != strlen(kHeader) ||
+        memcmp(line, kHeader, line_len) != 0)
+        return RecordError::BadHeader;
+    int64_t v[kNumKeys];
+    for (int i = 0; i < kNumKeys; i++) {
+        const char *value;
+        size_t vlen;
+        if (!next_line(buf, len, &pos, &line, &line_len) ||
+            !key_value(line, line_len, kKeys[i], &value, &vlen) || !parse_int64(value, vlen, &v[i]))
+            return RecordError::BadLine;
+    }
+    const size_t body_len = pos;
+    const char *value;
+    size_t vlen;
+    if (!next_line(buf, len, &pos, &line, &line_len) ||
+        !key_value(line, line_len, "crc32", &value, &vlen) || vlen != 8 || pos != len)
+        return RecordError::BadLine;
+    char expected[9];
+    snprintf(expected, sizeof expected, "%08x", crc32(buf, body_len));
+    if (memcmp(value, expected, 8) != 0)
+        return RecordError::BadChecksum;
+    for (int i = 2; i < kNumKeys; i++)
+        if (!in_int_range(v[i]))
+            return RecordError::BadLayout;
+    from_values(v, out);
+    const Layout &l = out->layout;
+    if (validate_widths(l.datacenter_bits, l.worker_bits, l.sequence_bits) != LayoutError::None)
+        return RecordError::BadLayout;
+    return RecordError::None;
+}
+
+ConfigVerdict check_config_change(const StateRecord &stored, const Layout &layout,
+                                  int64_t datacenter_id, int64_t worker_id) {
+    ConfigVerdict v;
+    // A different width moves every field: old and new ids no longer order
+    // by time, so collisions cannot be ruled out.
+    if (stored.layout.sequence_bits != layout.sequence_bits)
+        v.refused_setting = "snowflake.sequence_bits";
+    else if (stored.layout.worker_bits != layout.worker_bits)
+        v.refused_setting = "snowflake.worker_bits";
+    else if (stored.layout.datacenter_bits != layout.datacenter_bits)
+        v.refused_setting = "snowflake.datacenter_bits";
+    // A later epoch shrinks the timestamp field of every future id, so new
+    // ids could equal or undercut old ones.  An earlier epoch only grows it.
+    else if (layout.epoch_ms > stored.layout.epoch_ms)
+        v.refused_setting = "snowflake.epoch";
+    v.epoch_moved_earlier = layout.epoch_ms < stored.layout.epoch_ms;
+    v.node_changed = stored.datacenter_id != datacenter_id || stored.worker_id != worker_id;
+    return v;
+}
+
+}  // namespace snowflake

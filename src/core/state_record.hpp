@@ -1,0 +1,59 @@
+// The durable state file's contents: the high-water mark and the epoch,
+// layout and node identity it was issued under, as checksummed text.
+//
+// Only (de)serialisation and the rules for configuration changes live here;
+// the PostgreSQL layer does the durable I/O (write temp, fsync, rename,
+// fsync dir) and reports errors.
+#pragma once
+
+#ifdef POSTGRES_H
+#error "src/core must not see PostgreSQL headers"
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "layout.hpp"
+
+namespace snowflake {
+
+struct StateRecord {
+    int64_t mark_unix_ms = -1;  // every id ever issued has unix ms <= this; -1: none
+    Layout layout;
+    int64_t datacenter_id = 0;
+    int64_t worker_id = -1;
+};
+
+// Big enough for any record.
+constexpr size_t kStateRecordMaxLen = 512;
+
+// Writes the record as text into buf (NUL-terminated); returns its length,
+// or 0 if buf is too small.
+size_t format_state_record(const StateRecord &rec, char *buf, size_t buflen);
+
+enum class RecordError {
+    None,
+    BadHeader,    // not a snowflake state file, or an unknown version
+    BadLine,      // a line is missing, misnamed or not a number
+    BadChecksum,  // the content does not match its CRC-32
+    BadLayout,    // the recorded widths are not a valid layout
+};
+const char *record_error_text(RecordError e);
+
+RecordError parse_state_record(const char *buf, size_t len, StateRecord *out);
+
+// CRC-32 (IEEE, as zlib) of a byte range.
+uint32_t crc32(const char *data, size_t len);
+
+// What a start-up with the current settings means for ids issued under the
+// recorded ones.
+struct ConfigVerdict {
+    const char *refused_setting = nullptr;  // non-null: refuse to start; names the setting
+    bool epoch_moved_earlier = false;       // accepted: ids only grow
+    bool node_changed = false;              // accepted: logged
+};
+
+ConfigVerdict check_config_change(const StateRecord &stored, const Layout &layout,
+                                  int64_t datacenter_id, int64_t worker_id);
+
+}  // namespace snowflake

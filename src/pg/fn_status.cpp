@@ -1,0 +1,84 @@
+// snowflake_status(): one row describing the generator (the view of the same
+// name selects from it).
+#include "reservation.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
+
+#include "firewall.hpp"
+#include "sql_values.hpp"
+
+namespace {
+
+enum StatusColumn {
+    kEpoch,
+    kTimestampBits,
+    kDatacenterBits,
+    kWorkerBits,
+    kSequenceBits,
+    kDatacenterId,
+    kWorkerId,
+    kPolicy,
+    kMaxBackwardMs,
+    kRandomStart,
+    kLastId,
+    kIdsIssued,
+    kExhaustions,
+    kBackwardEvents,
+    kMaxBackwardStepMs,
+    kBorrowedMs,
+    kDurableMark,
+    kDurableWrites,
+    kLifetimeEnd,
+    kNumColumns
+};
+
+}  // namespace
+
+SNOWFLAKE_ENTRY(snowflake_status) {
+    sfpg::SharedState *s = sfpg::g_shared;
+    if (s == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake is not loaded"),
+                        errhint("add 'snowflake' to shared_preload_libraries and restart the "
+                                "server")));
+    // Copy under the lock, format after releasing it.
+    LWLockAcquire(s->lock, LW_SHARED);
+    const snowflake::GeneratorState gen = s->gen;
+    const uint64 durable_writes = s->durable_writes;
+    const int64 durable_mark = s->durable_mark_unix_ms;
+    LWLockRelease(s->lock);
+
+    const snowflake::Layout &l = sfpg::g_layout;
+    const int64 now = sfpg::wall_clock_unix_ms() - l.epoch_ms;
+    TupleDesc tupdesc;
+    if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)
+        elog(ERROR, "return type must be a row type");
+    tupdesc = BlessTupleDesc(tupdesc);
+
+    Datum v[kNumColumns];
+    bool nulls[kNumColumns] = {};
+    v[kEpoch] = sfpg::unix_ms_to_timestamptz(l.epoch_ms);
+    v[kTimestampBits] = Int32GetDatum(l.timestamp_bits());
+    v[kDatacenterBits] = Int32GetDatum(l.datacenter_bits);
+    v[kWorkerBits] = Int32GetDatum(l.worker_bits);
+    v[kSequenceBits] = Int32GetDatum(l.sequence_bits);
+    v[kDatacenterId] = Int32GetDatum(sfpg::guc_datacenter_id);
+    v[kWorkerId] = Int32GetDatum(sfpg::guc_worker_id);
+    nulls[kWorkerId] = sfpg::guc_worker_id < 0;
+    v[kPolicy] = CStringGetTextDatum(snowflake::clock_policy_name(
+        static_cast<snowflake::ClockPolicy>(sfpg::guc_clock_policy)));
+    v[kMaxBackwardMs] = Int32GetDatum(sfpg::guc_max_clock_backward_ms);
+    v[kRandomStart] = BoolGetDatum(sfpg::guc_random_sequence_start);
+    v[kLastId] = Int64GetDatum(gen.last_id);
+    nulls[kLastId] = gen.last_id < 0;
+    v[kIdsIssued] = Int64GetDatum(static_cast<int64>(gen.ids_issued));
+    v[kExhaustions] = Int64GetDatum(static_cast<int64>(gen.sequence_exhaustions));
+    v[kBackwardEvents] = Int64GetDatum(static_cast<int64>(gen.backward_events));
+    v[kMaxBackwardStepMs] = Int64GetDatum(gen.max_backward_ms);
+    v[kBorrowedMs] = Int64GetDatum(snowflake::borrowed_ahead_ms(gen, now));
+    v[kDurableMark] = durable_mark < 0 ? Datum(0) : sfpg::unix_ms_to_timestamptz(durable_mark);
+    nulls[kDurableMark] = durable_mark < 0;
+    v[kDurableWrites] = Int64GetDatum(static_cast<int64>(durable_writes));
+    v[kLifetimeEnd] = sfpg::unix_ms_to_timestamptz(l.lifetime_end_unix_ms());
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
+}

@@ -1,0 +1,27 @@
+// Module entry: PG_MODULE_MAGIC and _PG_init.
+#include "reservation.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
+
+#include "pg_includes.hpp"
+
+extern "C" {
+
+PG_MODULE_MAGIC;
+
+PGDLLEXPORT void _PG_init(void);
+
+void _PG_init(void) {
+    // Shared memory, the LWLock, the reserver and the PGC_POSTMASTER
+    // settings can only be set up while the postmaster preloads us.  Loaded
+    // later (CREATE EXTENSION, a first call), we only decode; functions that
+    // need the generator say how to preload.
+    const bool preloading = process_shared_preload_libraries_in_progress;
+    sfpg::define_settings(preloading);
+    if (!preloading)
+        return;
+    sfpg::install_shmem_hooks();
+    sfpg::register_reserver();
+}
+
+}  // extern "C"

@@ -1,0 +1,34 @@
+// The durable high-water mark: reserving time ahead of the ids, and the
+// background worker ("snowflake reserver") that keeps the reservation ahead
+// so that no backend waits for an fsync.
+#pragma once
+
+#include <cstdint>
+
+namespace sfpg {
+
+struct SharedState;
+
+// How far ahead of max(wall clock, last id) the mark is reserved, and how
+// little of it may remain before the reserver extends it.  With these, a
+// fully loaded node makes about 1000 / (kReserveWindowMs - kReserveLowWaterMs)
+// = 2 durable writes per second; after a crash the clock may be behind the
+// mark by at most kReserveWindowMs.
+constexpr int64_t kReserveWindowMs = 1000;
+constexpr int64_t kReserveLowWaterMs = 500;
+constexpr long kReserverTickMs = 50;
+
+// Extends the reservation if it is running low (or unconditionally at start):
+// the new mark is written durably *before* it is published to backends.
+// Takes and releases the generator lock itself; ereports ERROR on I/O failure.
+void reserve_ahead(SharedState *s, bool at_start);
+
+// Registers the reserver background worker (while preloading).
+void register_reserver();
+
+// Wakes the reserver (a backend found the reservation used up).
+void wake_reserver(SharedState *s);
+
+}  // namespace sfpg
+
+

@@ -1,0 +1,138 @@
+// The durable high-water mark and the background worker that extends it.
+#include <csignal>
+
+#include "reservation.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
+#include "state_file.hpp"
+
+#include "pg_includes.hpp"
+
+namespace sfpg {
+
+namespace {
+
+volatile sig_atomic_t got_sigterm = 0;
+
+void handle_sigterm(SIGNAL_ARGS) {
+    int save_errno = errno;
+    got_sigterm = 1;
+    SetLatch(MyLatch);
+    errno = save_errno;
+}
+
+// Publishes a mark that is already durable.
+void publish_mark(SharedState *s, int64_t mark_ms, bool locked) {
+    if (locked)
+        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    if (!s->closed && mark_ms > s->gen.reserved_ms)
+        s->gen.reserved_ms = mark_ms;
+    s->durable_writes++;
+    s->durable_mark_unix_ms = mark_ms + g_layout.epoch_ms;
+    if (locked)
+        LWLockRelease(s->lock);
+}
+
+// At shutdown, shrink the reservation to the last id actually issued and
+// record that exactly, so a clean restart does not start behind a mark up to
+// kReserveWindowMs ahead of the clock.  The reservation is shrunk before the
+// write, so no id above the new mark can be issued meanwhile.
+void close_reservation(SharedState *s) {
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    s->closed = true;
+    const int64_t exact = s->gen.last_ms;
+    if (exact < s->gen.reserved_ms)
+        s->gen.reserved_ms = exact;
+    LWLockRelease(s->lock);
+    write_state_file(current_record(exact < 0 ? -1 : exact + g_layout.epoch_ms));
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    s->durable_writes++;
+    s->durable_mark_unix_ms = exact < 0 ? -1 : exact + g_layout.epoch_ms;
+    LWLockRelease(s->lock);
+}
+
+}  // namespace
+
+void reserve_ahead(SharedState *s, bool at_start) {
+    const int64_t now = wall_clock_unix_ms() - g_layout.epoch_ms;
+    // At start we run in the postmaster before any backend exists: no lock.
+    if (!at_start)
+        LWLockAcquire(s->lock, LW_SHARED);
+    const int64_t base = now > s->gen.last_ms ? now : s->gen.last_ms;
+    const int64_t reserved = s->gen.reserved_ms;
+    const bool closed = s->closed;
+    if (!at_start)
+        LWLockRelease(s->lock);
+
+    if (closed || base < 0 || (!at_start && reserved - base >= kReserveLowWaterMs))
+        return;
+    int64_t mark = base + kReserveWindowMs;
+    if (mark > g_layout.max_timestamp())
+        mark = g_layout.max_timestamp();
+    if (mark <= reserved)
+        return;
+    // Durable first, published second: an id above the old mark exists only
+    // once the new mark would survive a crash.
+    write_state_file(current_record(mark + g_layout.epoch_ms));
+    publish_mark(s, mark, !at_start);
+}
+
+void wake_reserver(SharedState *s) {
+    Latch *latch = s->reserver_latch;
+    if (latch)
+        SetLatch(latch);
+}
+
+void register_reserver() {
+    BackgroundWorker worker;
+    memset(&worker, 0, sizeof worker);
+    worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+    worker.bgw_restart_time = 1;
+    strlcpy(worker.bgw_library_name, "snowflake", BGW_MAXLEN);
+    strlcpy(worker.bgw_function_name, "snowflake_reserver_main", BGW_MAXLEN);
+    strlcpy(worker.bgw_name, "snowflake reserver", BGW_MAXLEN);
+    strlcpy(worker.bgw_type, "snowflake reserver", BGW_MAXLEN);
+    RegisterBackgroundWorker(&worker);
+}
+
+}  // namespace sfpg
+
+extern "C" {
+
+PGDLLEXPORT void snowflake_reserver_main(Datum arg);
+
+void snowflake_reserver_main(Datum) {
+    using namespace sfpg;
+    pqsignal(SIGTERM, handle_sigterm);
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    BackgroundWorkerUnblockSignals();
+
+    SharedState *s = g_shared;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    s->reserver_latch = MyLatch;
+    s->reserver_pid = MyProcPid;
+    s->closed = false;  // a restarted reserver reopens after a close
+    LWLockRelease(s->lock);
+
+    while (!got_sigterm) {
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+        }
+        reserve_ahead(s, false);
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kReserverTickMs,
+                        PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+    }
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    s->reserver_latch = nullptr;
+    s->reserver_pid = 0;
+    LWLockRelease(s->lock);
+    close_reservation(s);
+    // Exit code 1 so that, if this was not a shutdown (pg_terminate_backend),
+    // the postmaster restarts us after bgw_restart_time and we reopen.
+    proc_exit(1);
+}
+
+}  // extern "C"

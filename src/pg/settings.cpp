@@ -1,0 +1,298 @@
+// GUC definitions and start-up validation.
+//
+// Why validate twice: check hooks reject bad values on reload (and keep the
+// old value), but at start PostgreSQL turns a rejected value of an
+// extension's setting into a WARNING and the default -- a silent default is
+// not acceptable for a node's identity or epoch.  So _PG_init captures the
+// raw configured strings before defining the settings and validates them
+// together (ranges depend on the widths), refusing to start on any error.
+#include <climits>
+#include <cstring>
+#include <ctime>
+
+#include "../core/epoch.hpp"
+#include "settings.hpp"
+
+#include "pg_includes.hpp"
+
+namespace sfpg {
+
+int guc_worker_id = -1;
+int guc_datacenter_id = 0;
+int guc_clock_policy = static_cast<int>(snowflake::ClockPolicy::Borrow);
+int guc_max_clock_backward_ms = 10000;
+bool guc_random_sequence_start = false;
+
+snowflake::Layout g_layout;
+const char *g_layout_error = nullptr;
+
+namespace {
+
+int guc_datacenter_bits = 5;
+int guc_worker_bits = 5;
+int guc_sequence_bits = 12;
+char *guc_epoch = nullptr;
+
+const struct config_enum_entry policy_options[] = {
+    {"error", static_cast<int>(snowflake::ClockPolicy::Error), false},
+    {"wait", static_cast<int>(snowflake::ClockPolicy::Wait), false},
+    {"borrow", static_cast<int>(snowflake::ClockPolicy::Borrow), false},
+    {nullptr, 0, false}};
+
+// Error text from validation, built in a static buffer so that no C++ object
+// is alive when the caller ereports.
+char validation_detail[256];
+
+int64_t now_unix_ms() {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// Parses an epoch setting value; on failure fills validation_detail.
+bool epoch_value(const char *text, int64_t *out) {
+    if (!snowflake::parse_epoch(text, strlen(text), out)) {
+        snprintf(validation_detail, sizeof validation_detail,
+                 "The epoch must be an integer number of milliseconds since 1970-01-01 UTC, "
+                 "or a timestamp such as \"2020-01-01 00:00:00+00\".");
+        return false;
+    }
+    if (*out < 0 || *out > now_unix_ms()) {
+        snprintf(validation_detail, sizeof validation_detail,
+                 "The epoch must lie between 1970-01-01 UTC and now.");
+        return false;
+    }
+    return true;
+}
+
+bool id_in_range(int value, int bits, bool allow_unset) {
+    if (allow_unset && value == -1)
+        return true;
+    return value >= 0 && static_cast<int64_t>(value) < (int64_t{1} << bits);
+}
+
+void id_range_detail(const char *bits_name, int bits, bool allow_unset) {
+    snprintf(validation_detail, sizeof validation_detail,
+             "Valid values are 0 to %lld (%s = %d)%s.",
+             static_cast<long long>((int64_t{1} << bits) - 1), bits_name, bits,
+             allow_unset ? ", or -1 for unset" : "");
+}
+
+bool check_epoch(char **newval, void **, GucSource) {
+    int64_t ms;
+    if (*newval == nullptr || epoch_value(*newval, &ms))
+        return true;
+    GUC_check_errdetail("%s", validation_detail);
+    return false;
+}
+
+bool check_worker_id(int *newval, void **, GucSource) {
+    if (id_in_range(*newval, guc_worker_bits, true))
+        return true;
+    id_range_detail("snowflake.worker_bits", guc_worker_bits, true);
+    GUC_check_errdetail("%s", validation_detail);
+    return false;
+}
+
+bool check_datacenter_id(int *newval, void **, GucSource) {
+    if (id_in_range(*newval, guc_datacenter_bits, false))
+        return true;
+    id_range_detail("snowflake.datacenter_bits", guc_datacenter_bits, false);
+    GUC_check_errdetail("%s", validation_detail);
+    return false;
+}
+
+struct RawValue {
+    const char *name;
+    char *text;  // as written in the configuration, or null
+};
+
+// The configured (placeholder) value of a setting before we define it.
+char *raw_setting(const char *name) {
+    const char *v = GetConfigOption(name, true, false);
+    return v ? MemoryContextStrdup(TopMemoryContext, v) : nullptr;
+}
+
+[[noreturn]] void refuse(const char *name, const char *text) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("invalid value for parameter \"%s\": \"%s\"", name, text),
+                    errdetail("%s", validation_detail),
+                    errhint("Fix %s in postgresql.conf (or postgresql.auto.conf) and start the "
+                            "server again.",
+                            name)));
+    pg_unreachable();
+}
+
+// Integer settings: PostgreSQL's own parser (so units and syntax match), then
+// our range.  Returns false and fills validation_detail if invalid.
+bool int_value(const char *text, int flags, int64_t min, int64_t max, int *out) {
+    const char *hint = nullptr;
+    int v;
+    if (!parse_int(text, &v, flags, &hint) || v < min || v > max) {
+        snprintf(validation_detail, sizeof validation_detail,
+                 "Valid values are %lld to %lld%s.", static_cast<long long>(min),
+                 static_cast<long long>(max), flags == GUC_UNIT_MS ? " milliseconds" : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+// Validates the configured layout: widths, then epoch.  On error returns the
+// offending setting's name (validation_detail says why).
+const char *layout_from(const char *dc_bits, const char *w_bits, const char *s_bits,
+                        const char *epoch, snowflake::Layout *out, const char **bad_text) {
+    snowflake::Layout l;
+    struct {
+        const char *name;
+        const char *text;
+        int *dst;
+    } widths[] = {{"snowflake.datacenter_bits", dc_bits, &l.datacenter_bits},
+                  {"snowflake.worker_bits", w_bits, &l.worker_bits},
+                  {"snowflake.sequence_bits", s_bits, &l.sequence_bits}};
+    for (auto &w : widths) {
+        if (w.text && !int_value(w.text, 0, 0, 27, w.dst)) {
+            *bad_text = w.text;
+            return w.name;
+        }
+    }
+    snowflake::LayoutError e = snowflake::validate_widths(l.datacenter_bits, l.worker_bits,
+                                                          l.sequence_bits);
+    if (e != snowflake::LayoutError::None) {
+        snprintf(validation_detail, sizeof validation_detail,
+                 "The layout %d/%d/%d (datacenter/worker/sequence bits) is invalid: %s.",
+                 l.datacenter_bits, l.worker_bits, l.sequence_bits,
+                 snowflake::layout_error_text(e));
+        const bool seq = e == snowflake::LayoutError::SequenceTooNarrow;
+        *bad_text = seq ? s_bits : (s_bits ? s_bits : (w_bits ? w_bits : dc_bits));
+        if (!*bad_text)
+            *bad_text = "";
+        return "snowflake.sequence_bits";
+    }
+    if (epoch && !epoch_value(epoch, &l.epoch_ms)) {
+        *bad_text = epoch;
+        return "snowflake.epoch";
+    }
+    *out = l;
+    return nullptr;
+}
+
+void validate_node_and_policy(RawValue *raw, int n) {
+    for (int i = 0; i < n; i++) {
+        const char *name = raw[i].name;
+        const char *text = raw[i].text;
+        if (!text)
+            continue;
+        int v;
+        bool ok;
+        if (strcmp(name, "snowflake.worker_id") == 0) {
+            ok = int_value(text, 0, -1, INT_MAX, &v) && id_in_range(v, g_layout.worker_bits, true);
+            if (!ok)
+                id_range_detail("snowflake.worker_bits", g_layout.worker_bits, true);
+        } else if (strcmp(name, "snowflake.datacenter_id") == 0) {
+            ok = int_value(text, 0, 0, INT_MAX, &v) &&
+                 id_in_range(v, g_layout.datacenter_bits, false);
+            if (!ok)
+                id_range_detail("snowflake.datacenter_bits", g_layout.datacenter_bits, false);
+        } else if (strcmp(name, "snowflake.max_clock_backward_ms") == 0) {
+            ok = int_value(text, GUC_UNIT_MS, 0, INT_MAX, &v);
+        } else if (strcmp(name, "snowflake.random_sequence_start") == 0) {
+            bool b;
+            ok = parse_bool(text, &b);
+            snprintf(validation_detail, sizeof validation_detail, "Valid values are on and off.");
+        } else {
+            ok = false;
+            for (const config_enum_entry *o = policy_options; o->name; o++)
+                ok = ok || pg_strcasecmp(o->name, text) == 0;
+            snprintf(validation_detail, sizeof validation_detail,
+                     "Valid values are \"error\", \"wait\" and \"borrow\".");
+        }
+        if (!ok)
+            refuse(name, text);
+    }
+}
+
+void define_layout_settings() {
+    DefineCustomIntVariable("snowflake.datacenter_bits", "Bits of an id holding the datacenter id.",
+                            nullptr, &guc_datacenter_bits, 5, 0, 27, PGC_POSTMASTER, 0, nullptr,
+                            nullptr, nullptr);
+    DefineCustomIntVariable("snowflake.worker_bits", "Bits of an id holding the worker id.",
+                            nullptr, &guc_worker_bits, 5, 0, 27, PGC_POSTMASTER, 0, nullptr,
+                            nullptr, nullptr);
+    DefineCustomIntVariable("snowflake.sequence_bits",
+                            "Bits of an id holding the per-millisecond sequence.", nullptr,
+                            &guc_sequence_bits, 12, 1, 27, PGC_POSTMASTER, 0, nullptr, nullptr,
+                            nullptr);
+    DefineCustomStringVariable(
+        "snowflake.epoch", "Unix time in ms (or a timestamp) that timestamp 0 of an id means.",
+        nullptr, &guc_epoch, "1288834974657", PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
+}
+
+void define_node_settings() {
+    DefineCustomIntVariable("snowflake.worker_id", "Worker id of this node (-1 = unset).",
+                            "Unique per node within its datacenter.", &guc_worker_id, -1, -1,
+                            INT_MAX, PGC_SIGHUP, 0, check_worker_id, nullptr, nullptr);
+    DefineCustomIntVariable("snowflake.datacenter_id", "Datacenter id of this node.", nullptr,
+                            &guc_datacenter_id, 0, 0, INT_MAX, PGC_SIGHUP, 0,
+                            check_datacenter_id, nullptr, nullptr);
+    DefineCustomEnumVariable(
+        "snowflake.clock_backward_policy",
+        "What to do when the wall clock is behind the last id: error, wait or borrow.", nullptr,
+        &guc_clock_policy, static_cast<int>(snowflake::ClockPolicy::Borrow), policy_options,
+        PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "snowflake.max_clock_backward_ms",
+        "How long wait may wait, and how far borrow may run ahead of the wall clock.", nullptr,
+        &guc_max_clock_backward_ms, 10000, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
+        nullptr);
+    DefineCustomBoolVariable("snowflake.random_sequence_start",
+                             "Start each millisecond's sequence at a random offset.", nullptr,
+                             &guc_random_sequence_start, false, PGC_SIGHUP, 0, nullptr, nullptr,
+                             nullptr);
+}
+
+}  // namespace
+
+int64_t max_worker_id() { return g_layout.max_worker_id(); }
+int64_t max_datacenter_id() { return g_layout.max_datacenter_id(); }
+
+void define_settings(bool preloading) {
+    char *dc_bits = raw_setting("snowflake.datacenter_bits");
+    char *w_bits = raw_setting("snowflake.worker_bits");
+    char *s_bits = raw_setting("snowflake.sequence_bits");
+    char *epoch = raw_setting("snowflake.epoch");
+    RawValue node[] = {{"snowflake.worker_id", raw_setting("snowflake.worker_id")},
+                       {"snowflake.datacenter_id", raw_setting("snowflake.datacenter_id")},
+                       {"snowflake.clock_backward_policy",
+                        raw_setting("snowflake.clock_backward_policy")},
+                       {"snowflake.max_clock_backward_ms",
+                        raw_setting("snowflake.max_clock_backward_ms")},
+                       {"snowflake.random_sequence_start",
+                        raw_setting("snowflake.random_sequence_start")}};
+
+    const char *bad_text = nullptr;
+    const char *bad = layout_from(dc_bits, w_bits, s_bits, epoch, &g_layout, &bad_text);
+    if (!preloading) {
+        // Defining PGC_POSTMASTER settings after start is FATAL, so a backend
+        // that loads us on demand only decodes with the configured layout.
+        if (bad) {
+            static char msg[400];
+            snprintf(msg, sizeof msg, "invalid value for parameter \"%s\": \"%s\": %s", bad,
+                     bad_text, validation_detail);
+            g_layout_error = msg;
+        }
+        return;
+    }
+    if (bad)
+        refuse(bad, bad_text);
+    define_layout_settings();
+    validate_node_and_policy(node, sizeof node / sizeof node[0]);
+    define_node_settings();
+#if PG_VERSION_NUM >= 150000
+    MarkGUCPrefixReserved("snowflake");
+#else
+    EmitWarningsOnPlaceholders("snowflake");
+#endif
+}
+
+}  // namespace sfpg

@@ -1,0 +1,32 @@
+// The snowflake.* settings (GUCs) and the layout they describe.
+#pragma once
+
+#include "../core/generator.hpp"
+#include "../core/layout.hpp"
+
+namespace sfpg {
+
+// Current values; PostgreSQL's GUC machinery writes them.
+extern int guc_worker_id;            // -1 = unset
+extern int guc_datacenter_id;
+extern int guc_clock_policy;         // snowflake::ClockPolicy
+extern int guc_max_clock_backward_ms;
+extern bool guc_random_sequence_start;
+
+// The layout every backend uses: fixed at server start.
+extern snowflake::Layout g_layout;
+// Set when the layout could not be determined (library not preloaded and a
+// bad value in the configuration); the message names the setting.
+extern const char *g_layout_error;
+
+// Defines the settings.  While preloading, also validates every value the
+// configuration gave (PostgreSQL only WARNs about a bad value of an
+// extension's setting) and refuses to start on a bad one.  Without
+// preloading, only reads the configured layout so decoding still works.
+void define_settings(bool preloading);
+
+// For error hints: the valid ranges under the current layout.
+int64_t max_worker_id();
+int64_t max_datacenter_id();
+
+}  // namespace sfpg

@@ -1,0 +1,138 @@
+// Shared memory: request, initialisation, and loading the durable mark.
+#include <ctime>
+
+#include "settings.hpp"
+#include "shared_state.hpp"
+#include "state_file.hpp"
+
+#include "pg_includes.hpp"
+#include "reservation.hpp"
+
+namespace sfpg {
+
+SharedState *g_shared = nullptr;
+
+namespace {
+
+#if PG_VERSION_NUM >= 150000
+shmem_request_hook_type prev_shmem_request_hook = nullptr;
+#endif
+shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
+
+Size shared_size() {
+    // Room to align the struct to a cache line ourselves: ShmemInitStruct
+    // only guarantees MAXALIGN.
+    return add_size(sizeof(SharedState), PG_CACHE_LINE_SIZE);
+}
+
+void request_shmem() {
+    RequestAddinShmemSpace(shared_size());
+    RequestNamedLWLockTranche("snowflake", 1);
+}
+
+#if PG_VERSION_NUM >= 150000
+void shmem_request() {
+    if (prev_shmem_request_hook)
+        prev_shmem_request_hook();
+    request_shmem();
+}
+#endif
+
+// Loads the state file and derives the start state.  Runs in the postmaster
+// at start and after every crash restart, before any backend can ask for an
+// id; an ERROR here stops the server (FATAL), which is what a corrupt file or
+// an unsafe configuration change must do.
+void load_mark(SharedState *s) {
+    snowflake::StateRecord stored;
+    int64_t mark_unix = -1;
+    if (read_state_file(&stored)) {
+        snowflake::ConfigVerdict v = snowflake::check_config_change(
+            stored, g_layout, guc_datacenter_id, guc_worker_id);
+        if (v.refused_setting)
+            ereport(ERROR,
+                    (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                     errmsg("%s differs from the value the ids of this node were issued under",
+                            v.refused_setting),
+                     errdetail("snowflake.state records epoch %lld and layout %d/%d/%d "
+                               "(datacenter/worker/sequence bits); the configuration has epoch "
+                               "%lld and layout %d/%d/%d. New ids could collide with ids "
+                               "already issued.",
+                               static_cast<long long>(stored.layout.epoch_ms),
+                               stored.layout.datacenter_bits, stored.layout.worker_bits,
+                               stored.layout.sequence_bits,
+                               static_cast<long long>(g_layout.epoch_ms),
+                               g_layout.datacenter_bits, g_layout.worker_bits,
+                               g_layout.sequence_bits),
+                     errhint("Restore the previous value of %s, or follow \"Changing the epoch "
+                             "or layout\" in the snowflake README.",
+                             v.refused_setting)));
+        if (v.node_changed)
+            ereport(LOG, (errmsg("snowflake node identity changed from datacenter %lld worker "
+                                 "%lld to datacenter %d worker %d",
+                                 static_cast<long long>(stored.datacenter_id),
+                                 static_cast<long long>(stored.worker_id), guc_datacenter_id,
+                                 guc_worker_id)));
+        if (v.epoch_moved_earlier)
+            ereport(LOG, (errmsg("snowflake.epoch moved earlier, from %lld to %lld",
+                                 static_cast<long long>(stored.layout.epoch_ms),
+                                 static_cast<long long>(g_layout.epoch_ms))));
+        mark_unix = stored.mark_unix_ms;
+    }
+    const int64_t mark_ms = mark_unix < 0 ? -1 : mark_unix - g_layout.epoch_ms;
+    snowflake::start_after_mark(&s->gen, mark_ms);
+    s->durable_mark_unix_ms = mark_unix;
+    // Reserve a window before the first id, so backends never wait at start.
+    reserve_ahead(s, /*at_start=*/true);
+}
+
+void shmem_startup() {
+    if (prev_shmem_startup_hook)
+        prev_shmem_startup_hook();
+
+    LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+    bool found;
+    char *raw = static_cast<char *>(ShmemInitStruct("snowflake", shared_size(), &found));
+    SharedState *s = reinterpret_cast<SharedState *>(TYPEALIGN(PG_CACHE_LINE_SIZE, raw));
+    if (!found) {
+        new (s) SharedState{};
+        s->lock = &(GetNamedLWLockTranche("snowflake"))->lock;
+        s->reserver_latch = nullptr;
+        s->reserver_pid = 0;
+        s->closed = false;
+        s->durable_writes = 0;
+        g_shared = s;
+        load_mark(s);
+    }
+    g_shared = s;
+    LWLockRelease(AddinShmemInitLock);
+}
+
+}  // namespace
+
+void install_shmem_hooks() {
+#if PG_VERSION_NUM >= 150000
+    prev_shmem_request_hook = shmem_request_hook;
+    shmem_request_hook = shmem_request;
+#else
+    request_shmem();
+#endif
+    prev_shmem_startup_hook = shmem_startup_hook;
+    shmem_startup_hook = shmem_startup;
+}
+
+snowflake::StateRecord current_record(int64_t mark_unix_ms) {
+    snowflake::StateRecord r;
+    r.mark_unix_ms = mark_unix_ms;
+    r.layout = g_layout;
+    r.datacenter_id = guc_datacenter_id;
+    r.worker_id = guc_worker_id;
+    return r;
+}
+
+int64_t wall_clock_unix_ms() {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+}  // namespace sfpg

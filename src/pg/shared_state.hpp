@@ -1,0 +1,38 @@
+// The generator's shared-memory struct and its lifecycle hooks.
+#pragma once
+
+#include "../core/generator.hpp"
+#include "../core/state_record.hpp"
+
+struct LWLock;
+struct Latch;
+
+namespace sfpg {
+
+// Lives in shared memory, aligned to a cache line.  Everything the per-id
+// path touches (the lock pointer and the generator state with its counters)
+// shares the first line(s); the reserver's bookkeeping sits on its own line
+// so its updates do not bounce the hot one.
+struct SharedState {
+    LWLock *lock;                       // the generator LWLock
+    snowflake::GeneratorState gen;      // guarded by lock
+    alignas(64) Latch *reserver_latch;  // set by the reserver, read to wake it
+    int reserver_pid;
+    bool closed;                  // shutting down: the reserver no longer extends
+    uint64_t durable_writes;      // state-file writes since start (guarded by lock)
+    int64_t durable_mark_unix_ms; // what the state file says now (guarded by lock)
+};
+
+// Null until shared memory is attached (i.e. when not preloaded).
+extern SharedState *g_shared;
+
+// Registers the shared-memory request and startup hooks (called while preloading).
+void install_shmem_hooks();
+
+// The record of the current configuration with the given mark.
+snowflake::StateRecord current_record(int64_t mark_unix_ms);
+
+// Milliseconds of the wall clock, Unix and relative to the epoch.
+int64_t wall_clock_unix_ms();
+
+}  // namespace sfpg

@@ -1,0 +1,86 @@
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state_file.hpp"
+
+#include "pg_includes.hpp"
+
+namespace sfpg {
+
+namespace {
+
+constexpr const char *kCorruptHint =
+    "Stop the server, move snowflake.state aside and start again only after making sure the "
+    "wall clock is past every id this node ever issued; see \"State file\" in the snowflake "
+    "README.";
+
+}  // namespace
+
+bool read_state_file(snowflake::StateRecord *out) {
+    int fd = OpenTransientFile(kStateFile, O_RDONLY | PG_BINARY);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return false;
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not open snowflake state file \"%s\": %m", kStateFile),
+                        errhint("%s", kCorruptHint)));
+    }
+    char buf[snowflake::kStateRecordMaxLen + 1];
+    ssize_t n = read(fd, buf, sizeof buf);
+    int save_errno = errno;
+    CloseTransientFile(fd);
+    if (n < 0) {
+        errno = save_errno;
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not read snowflake state file \"%s\": %m", kStateFile),
+                        errhint("%s", kCorruptHint)));
+    }
+    snowflake::RecordError e = static_cast<size_t>(n) > snowflake::kStateRecordMaxLen
+                                   ? snowflake::RecordError::BadLine
+                                   : snowflake::parse_state_record(buf, static_cast<size_t>(n), out);
+    if (e != snowflake::RecordError::None)
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("snowflake state file \"%s\" is corrupt", kStateFile),
+                        errdetail("The file %s.", snowflake::record_error_text(e)),
+                        errhint("%s", kCorruptHint)));
+    return true;
+}
+
+void write_state_file(const snowflake::StateRecord &rec) {
+    char buf[snowflake::kStateRecordMaxLen];
+    size_t len = snowflake::format_state_record(rec, buf, sizeof buf);
+    if (len == 0)
+        elog(ERROR, "snowflake state record does not fit its buffer");
+
+    int fd = OpenTransientFilePerm(kStateTempFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY,
+                                   S_IRUSR | S_IWUSR);
+    if (fd < 0)
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not create file \"%s\": %m", kStateTempFile)));
+    errno = 0;
+    if (write(fd, buf, len) != static_cast<ssize_t>(len)) {
+        if (errno == 0)
+            errno = ENOSPC;
+        int save_errno = errno;
+        CloseTransientFile(fd);
+        errno = save_errno;
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not write file \"%s\": %m", kStateTempFile)));
+    }
+    if (pg_fsync(fd) != 0) {
+        int save_errno = errno;
+        CloseTransientFile(fd);
+        errno = save_errno;
+        ereport(data_sync_elevel(ERROR), (errcode_for_file_access(),
+                                          errmsg("could not fsync file \"%s\": %m", kStateTempFile)));
+    }
+    if (CloseTransientFile(fd) != 0)
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not close file \"%s\": %m", kStateTempFile)));
+    // durable_rename fsyncs the renamed file and the data directory.
+    durable_rename(kStateTempFile, kStateFile, ERROR);
+}
+
+}  // namespace sfpg
