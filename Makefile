@@ -21,7 +21,6 @@ REGRESS = parse settings nextval status
 REGRESS_OPTS = --temp-config=$(srcdir)/test/conf/regress.conf --temp-instance=tmp_check_regress
 REGRESS_NOPRELOAD = not_preloaded
 
-TAP_TESTS = 1
 PROVE_TESTS = $(wildcard test/t/*.pl)
 
 EXTRA_CLEAN = tmp_check_regress tmp_check_nopreload test/unit/core_tests

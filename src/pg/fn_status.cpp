@@ -3,6 +3,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wall_clock.hpp"
 
 #include "firewall.hpp"
 #include "sql_values.hpp"

@@ -4,6 +4,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
 #if PG_VERSION_NUM >= 150000
@@ -26,6 +27,7 @@ int64_t monotonic_ms() {
     return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// A real clock read: waits must see the clock move.
 int64_t now_ms() { return wall_clock_unix_ms() - g_layout.epoch_ms; }
 
 uint32_t random_u32() {
@@ -152,7 +154,12 @@ void handle_refusal(const snowflake::Result &r, WaitState *w) {
 
 }  // namespace
 
+// Once recovery has ended it never resumes in this backend's lifetime.
+static bool recovery_done = false;
+
 void check_can_generate() {
+    if (likely(g_shared != nullptr && guc_worker_id >= 0 && recovery_done))
+        return;
     if (g_shared == nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake is not loaded"),
@@ -169,6 +176,7 @@ void check_can_generate() {
                         errmsg("cannot generate snowflake ids during recovery"),
                         errdetail("A standby shares its primary's node identity; ids made here "
                                   "could collide with the primary's.")));
+    recovery_done = true;
 }
 
 int64_t take_ids(int64_t want, int64_t *first) {
@@ -188,7 +196,7 @@ int64_t take_ids(int64_t want, int64_t *first) {
         // waited for the lock would see a clock older than ids issued
         // meanwhile, i.e. a false step backwards.
         LWLockAcquire(s->lock, LW_EXCLUSIVE);
-        req.now_ms = now_ms();
+        req.now_ms = id_clock_unix_ms() - g_layout.epoch_ms;
         const snowflake::Result r = snowflake::next_ids(&s->gen, g_layout, req);
         LWLockRelease(s->lock);
         if (r.outcome == snowflake::Outcome::Issued) {

@@ -2,6 +2,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
 
@@ -20,6 +21,7 @@ void _PG_init(void) {
     sfpg::define_settings(preloading);
     if (!preloading)
         return;
+    sfpg::calibrate_id_clock();
     sfpg::install_shmem_hooks();
     sfpg::register_reserver();
 }

@@ -4,6 +4,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wall_clock.hpp"
 #include "state_file.hpp"
 
 #include "pg_includes.hpp"

@@ -8,10 +8,10 @@
 // together (ranges depend on the widths), refusing to start on any error.
 #include <climits>
 #include <cstring>
-#include <ctime>
 
 #include "../core/epoch.hpp"
 #include "settings.hpp"
+#include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
 
@@ -43,12 +43,6 @@ const struct config_enum_entry policy_options[] = {
 // is alive when the caller ereports.
 char validation_detail[256];
 
-int64_t now_unix_ms() {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
 // Parses an epoch setting value; on failure fills validation_detail.
 bool epoch_value(const char *text, int64_t *out) {
     if (!snowflake::parse_epoch(text, strlen(text), out)) {
@@ -57,7 +51,7 @@ bool epoch_value(const char *text, int64_t *out) {
                  "or a timestamp such as \"2020-01-01 00:00:00+00\".");
         return false;
     }
-    if (*out < 0 || *out > now_unix_ms()) {
+    if (*out < 0 || *out > wall_clock_unix_ms()) {
         snprintf(validation_detail, sizeof validation_detail,
                  "The epoch must lie between 1970-01-01 UTC and now.");
         return false;

@@ -1,6 +1,4 @@
 // Shared memory: request, initialisation, and loading the durable mark.
-#include <ctime>
-
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
@@ -127,12 +125,6 @@ snowflake::StateRecord current_record(int64_t mark_unix_ms) {
     r.datacenter_id = guc_datacenter_id;
     r.worker_id = guc_worker_id;
     return r;
-}
-
-int64_t wall_clock_unix_ms() {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
 }  // namespace sfpg

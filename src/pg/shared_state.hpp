@@ -32,7 +32,4 @@ void install_shmem_hooks();
 // The record of the current configuration with the given mark.
 snowflake::StateRecord current_record(int64_t mark_unix_ms);
 
-// Milliseconds of the wall clock, Unix and relative to the epoch.
-int64_t wall_clock_unix_ms();
-
 }  // namespace sfpg

@@ -1,0 +1,14 @@
+#include "ms_clock.hpp"
+
+namespace snowflake {
+
+void ms_clock_update(MsClock *c, uint64_t tick, int64_t unix_ns, double ticks_per_us) {
+    const int64_t ms = unix_ns >= 0 ? unix_ns / 1000000 : -((-unix_ns + 999999) / 1000000);
+    const int64_t left_ns = (ms + 1) * 1000000 - unix_ns;  // 1 .. 1,000,000
+    const double trusted_us = left_ns * 0.9 / 1000.0 - 20.0;
+    c->read_tick = tick;
+    c->unix_ms = ms;
+    c->valid_until = trusted_us > 0 ? tick + static_cast<uint64_t>(trusted_us * ticks_per_us) : tick;
+}
+
+}  // namespace snowflake

@@ -1,0 +1,43 @@
+// A millisecond clock that avoids most system-clock reads.
+//
+// Reading CLOCK_REALTIME costs ~25 ns here, as much as the rest of the id
+// path together.  Within one millisecond, a CPU tick counter that is
+// synchronised across CPUs (x86 TSC when the kernel's clocksource is "tsc")
+// can prove that the millisecond has not ended yet for ~10 ns.  So: read the
+// real clock once, note how many ticks remain until its millisecond ends
+// (with a safety margin), and answer from that until the ticks run out or go
+// backwards.  Any doubt means a real read.
+//
+// Only the timestamps' freshness depends on this (never stale by more than
+// the millisecond in progress); uniqueness and order never depend on the
+// clock at all.
+#pragma once
+
+#ifdef POSTGRES_H
+#error "src/core must not see PostgreSQL headers"
+#endif
+
+#include <cstdint>
+
+namespace snowflake {
+
+struct MsClock {
+    uint64_t read_tick = 0;     // tick counter when the real clock was read
+    uint64_t valid_until = 0;   // before this tick, the millisecond is still `unix_ms`
+    int64_t unix_ms = 0;
+};
+
+// The known millisecond, if `tick` still proves it; false means read the clock.
+inline bool ms_clock_current(const MsClock &c, uint64_t tick, int64_t *unix_ms) {
+    if (tick < c.read_tick || tick >= c.valid_until)
+        return false;
+    *unix_ms = c.unix_ms;
+    return true;
+}
+
+// Records a real reading: unix_ns taken at (or just after) `tick`.
+// ticks_per_us is the tick rate; only 90% of the time left in the millisecond
+// is trusted, minus 20 us, to absorb calibration error.
+void ms_clock_update(MsClock *c, uint64_t tick, int64_t unix_ns, double ticks_per_us);
+
+}  // namespace snowflake

@@ -1,0 +1,87 @@
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "../core/ms_clock.hpp"
+#include "wall_clock.hpp"
+
+namespace sfpg {
+
+namespace {
+
+// Set in the postmaster, inherited by every backend.  0 = never trust ticks.
+double ticks_per_us = 0;
+
+// This backend's cache of the current millisecond.
+snowflake::MsClock ms_clock;
+
+int64_t realtime_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t monotonic_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+uint64_t ticks() { return __rdtsc(); }
+
+// The kernel only picks "tsc" as its clocksource when the TSC is invariant
+// and synchronised across CPUs: then ticks read on different CPUs compare.
+bool kernel_trusts_tsc() {
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (!f)
+        return false;
+    char buf[32] = {0};
+    const bool ok = fgets(buf, sizeof buf, f) != nullptr && strncmp(buf, "tsc", 3) == 0 &&
+                    (buf[3] == '\n' || buf[3] == '\0');
+    fclose(f);
+    return ok;
+}
+#endif
+
+}  // namespace
+
+int64_t wall_clock_unix_ms() { return realtime_ns() / 1000000; }
+
+int64_t id_clock_unix_ms() {
+#if defined(__x86_64__)
+    if (ticks_per_us > 0) {
+        const uint64_t t = ticks();
+        int64_t ms;
+        if (snowflake::ms_clock_current(ms_clock, t, &ms))
+            return ms;
+        const int64_t ns = realtime_ns();
+        snowflake::ms_clock_update(&ms_clock, t, ns, ticks_per_us);
+        return ns / 1000000;
+    }
+#endif
+    return wall_clock_unix_ms();
+}
+
+void calibrate_id_clock() {
+    ticks_per_us = 0;
+#if defined(__x86_64__)
+    if (!kernel_trusts_tsc())
+        return;
+    // 5 ms against CLOCK_MONOTONIC: well within the 10% margin ms_clock keeps.
+    const int64_t n0 = monotonic_ns();
+    const uint64_t t0 = ticks();
+    int64_t n1;
+    do
+        n1 = monotonic_ns();
+    while (n1 - n0 < 5000000);
+    const uint64_t t1 = ticks();
+    if (t1 > t0)
+        ticks_per_us = static_cast<double>(t1 - t0) * 1000.0 / static_cast<double>(n1 - n0);
+#endif
+}
+
+}  // namespace sfpg
