@@ -2,6 +2,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wal_mark.hpp"
 #include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
@@ -24,6 +25,7 @@ void _PG_init(void) {
     sfpg::calibrate_id_clock();
     sfpg::install_shmem_hooks();
     sfpg::register_reserver();
+    sfpg::register_wal_mark_rmgr();
 }
 
 }  // extern "C"

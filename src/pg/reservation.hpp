@@ -13,15 +13,18 @@ struct SharedState;
 // little of it may remain before the reserver extends it.  With these, a
 // fully loaded node makes about 1000 / (kReserveWindowMs - kReserveLowWaterMs)
 // = 2 durable writes per second; after a crash the clock may be behind the
-// mark by at most kReserveWindowMs.
+// mark by at most kReserveWindowMs.  At start nothing is reserved beyond the
+// state file's mark: the first id waits (a few ms) for the reserver, so that
+// every reservation is both in the state file and in the WAL.
 constexpr int64_t kReserveWindowMs = 1000;
 constexpr int64_t kReserveLowWaterMs = 500;
 constexpr long kReserverTickMs = 50;
 
-// Extends the reservation if it is running low (or unconditionally at start):
-// the new mark is written durably *before* it is published to backends.
-// Takes and releases the generator lock itself; ereports ERROR on I/O failure.
-void reserve_ahead(SharedState *s, bool at_start);
+// Extends the reservation if it is running low: the new mark is written to
+// the state file and the WAL *before* it is published to backends.  Runs in
+// the reserver only.  Takes and releases the generator lock itself; ereports
+// ERROR on I/O failure.
+void reserve_ahead(SharedState *s);
 
 // Registers the reserver background worker (while preloading).
 void register_reserver();

@@ -6,6 +6,7 @@
 #include "shared_state.hpp"
 #include "wall_clock.hpp"
 #include "state_file.hpp"
+#include "wal_mark.hpp"
 
 #include "pg_includes.hpp"
 
@@ -23,15 +24,13 @@ void handle_sigterm(SIGNAL_ARGS) {
 }
 
 // Publishes a mark that is already durable.
-void publish_mark(SharedState *s, int64_t mark_ms, bool locked) {
-    if (locked)
-        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+void publish_mark(SharedState *s, int64_t mark_ms) {
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
     if (!s->closed && mark_ms > s->gen.reserved_ms)
         s->gen.reserved_ms = mark_ms;
     s->durable_writes++;
     s->durable_mark_unix_ms = mark_ms + g_layout.epoch_ms;
-    if (locked)
-        LWLockRelease(s->lock);
+    LWLockRelease(s->lock);
 }
 
 // At shutdown, shrink the reservation to the last id actually issued and
@@ -54,18 +53,15 @@ void close_reservation(SharedState *s) {
 
 }  // namespace
 
-void reserve_ahead(SharedState *s, bool at_start) {
+void reserve_ahead(SharedState *s) {
     const int64_t now = wall_clock_unix_ms() - g_layout.epoch_ms;
-    // At start we run in the postmaster before any backend exists: no lock.
-    if (!at_start)
-        LWLockAcquire(s->lock, LW_SHARED);
+    LWLockAcquire(s->lock, LW_SHARED);
     const int64_t base = now > s->gen.last_ms ? now : s->gen.last_ms;
     const int64_t reserved = s->gen.reserved_ms;
     const bool closed = s->closed;
-    if (!at_start)
-        LWLockRelease(s->lock);
+    LWLockRelease(s->lock);
 
-    if (closed || base < 0 || (!at_start && reserved - base >= kReserveLowWaterMs))
+    if (closed || base < 0 || reserved - base >= kReserveLowWaterMs)
         return;
     int64_t mark = base + kReserveWindowMs;
     if (mark > g_layout.max_timestamp())
@@ -73,9 +69,11 @@ void reserve_ahead(SharedState *s, bool at_start) {
     if (mark <= reserved)
         return;
     // Durable first, published second: an id above the old mark exists only
-    // once the new mark would survive a crash.
+    // once the new mark would survive a crash (state file) and a failover or
+    // point-in-time restore (WAL).
     write_state_file(current_record(mark + g_layout.epoch_ms));
-    publish_mark(s, mark, !at_start);
+    log_mark(mark + g_layout.epoch_ms);
+    publish_mark(s, mark);
 }
 
 void wake_reserver(SharedState *s) {
@@ -121,7 +119,7 @@ void snowflake_reserver_main(Datum) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
         }
-        reserve_ahead(s, false);
+        reserve_ahead(s);
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kReserverTickMs,
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);

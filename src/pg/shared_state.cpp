@@ -79,8 +79,8 @@ void load_mark(SharedState *s) {
     const int64_t mark_ms = mark_unix < 0 ? -1 : mark_unix - g_layout.epoch_ms;
     snowflake::start_after_mark(&s->gen, mark_ms);
     s->durable_mark_unix_ms = mark_unix;
-    // Reserve a window before the first id, so backends never wait at start.
-    reserve_ahead(s, /*at_start=*/true);
+    // Nothing is reserved beyond the mark yet: the reserver extends it (state
+    // file and WAL) before the first id.
 }
 
 void shmem_startup() {
