@@ -26,4 +26,4 @@ SELECT * FROM snowflake_parse(-9223372036854775808);
 -- Function properties users rely on.
 SELECT proname, provolatile, proisstrict, proparallel
 FROM pg_proc WHERE proname IN ('snowflake_parse', 'snowflake_nextval', 'snowflake_generate')
-ORDER BY proname;
+ORDER BY proname, pronargs;
