@@ -17,7 +17,7 @@ CORE_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/core/*.cpp))
 PG_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/pg/*.cpp))
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 
-REGRESS = parse settings nextval status
+REGRESS = parse settings nextval status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade registry
 REGRESS_OPTS = --temp-config=$(srcdir)/test/conf/regress.conf --temp-instance=tmp_check_regress
 REGRESS_NOPRELOAD = not_preloaded
 
@@ -30,8 +30,9 @@ PG_CONFIG ?= pg_config
 # C++17, warnings on; -Wno-register because PostgreSQL's s_lock.h uses
 # `register`, which C++17 removed.
 PG_CXXFLAGS = -std=c++17 -Wextra -Wno-unused-parameter -Wno-register -Wno-missing-field-initializers
-# PGXS links with the C compiler.
-SHLIB_LINK += -lstdc++
+# PGXS links with the C compiler.  libpq: the registrar talks to the registry.
+SHLIB_LINK += -lstdc++ -lpq
+PG_CPPFLAGS = -I$(shell $(PG_CONFIG) --includedir)
 
 # Debian's PGXS also compiles every .cpp to LLVM bitcode (for JIT inlining)
 # with clang and without PG_CXXFLAGS; give that compile the same language

@@ -1,5 +1,6 @@
 // snowflake_status(): one row describing the generator (the view of the same
 // name selects from it).
+#include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -63,9 +64,13 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     v[kDatacenterBits] = Int32GetDatum(l.datacenter_bits);
     v[kWorkerBits] = Int32GetDatum(l.worker_bits);
     v[kSequenceBits] = Int32GetDatum(l.sequence_bits);
-    v[kDatacenterId] = Int32GetDatum(sfpg::guc_datacenter_id);
-    v[kWorkerId] = Int32GetDatum(sfpg::guc_worker_id);
-    nulls[kWorkerId] = sfpg::guc_worker_id < 0;
+    // The identity in use: configured, or claimed from the registry.
+    int dc = sfpg::guc_datacenter_id, worker = -1;
+    const char *why;
+    const bool has_identity = sfpg::node_identity(&dc, &worker, &why);
+    v[kDatacenterId] = Int32GetDatum(dc);
+    v[kWorkerId] = Int32GetDatum(worker);
+    nulls[kWorkerId] = !has_identity;
     v[kPolicy] = CStringGetTextDatum(snowflake::clock_policy_name(
         static_cast<snowflake::ClockPolicy>(sfpg::guc_clock_policy)));
     v[kMaxBackwardMs] = Int32GetDatum(sfpg::guc_max_clock_backward_ms);

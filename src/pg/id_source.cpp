@@ -1,6 +1,7 @@
 #include <ctime>
 
 #include "id_source.hpp"
+#include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -154,36 +155,63 @@ void handle_refusal(const snowflake::Result &r, WaitState *w) {
 
 }  // namespace
 
-// Once recovery has ended it never resumes in this backend's lifetime.
-static bool recovery_done = false;
+namespace {
 
-void check_can_generate() {
-    if (likely(g_shared != nullptr && guc_worker_id >= 0 && recovery_done))
-        return;
+// Once recovery has ended it never resumes in this backend's lifetime.
+bool recovery_done = false;
+
+[[noreturn]] void report_cannot_generate(const char *why) {
     if (g_shared == nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake is not loaded"),
                         errhint("add 'snowflake' to shared_preload_libraries and restart the "
                                 "server")));
+    if (why != nullptr)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake.worker_id is not set and is waiting for the registry"),
+                        errdetail("%s", why),
+                        errhint("The \"snowflake registrar\" background worker claims an id from "
+                                "snowflake.registry at start and retries until it gets one; see "
+                                "the server log.")));
     if (guc_worker_id < 0)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake.worker_id is not set"),
                         errhint("Set snowflake.worker_id in postgresql.conf to a value from 0 to "
                                 "%lld that no other node of datacenter %d uses, then reload.",
                                 static_cast<long long>(max_worker_id()), guc_datacenter_id)));
+    ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                    errmsg("cannot generate snowflake ids during recovery"),
+                    errdetail("A standby shares its primary's node identity; ids made here "
+                              "could collide with the primary's.")));
+    pg_unreachable();
+}
+
+// The node identity for the next ids, or ERROR.
+void identity_or_error(int *datacenter_id, int *worker_id) {
+    const char *why = nullptr;
+    if (likely(g_shared != nullptr && node_identity(datacenter_id, worker_id, &why) &&
+               recovery_done))
+        return;
+    if (g_shared == nullptr || !node_identity(datacenter_id, worker_id, &why))
+        report_cannot_generate(why);
     if (RecoveryInProgress())
-        ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-                        errmsg("cannot generate snowflake ids during recovery"),
-                        errdetail("A standby shares its primary's node identity; ids made here "
-                                  "could collide with the primary's.")));
+        report_cannot_generate(nullptr);
     recovery_done = true;
 }
 
+}  // namespace
+
+void check_can_generate() {
+    int dc, worker;
+    identity_or_error(&dc, &worker);
+}
+
 int64_t take_ids(int64_t want, int64_t *first) {
-    check_can_generate();
+    int dc, worker;
+    identity_or_error(&dc, &worker);
     snowflake::Request req;
-    req.datacenter_id = guc_datacenter_id;
-    req.worker_id = guc_worker_id;
+    req.datacenter_id = dc;
+    req.worker_id = worker;
     req.policy = static_cast<snowflake::ClockPolicy>(guc_clock_policy);
     req.max_backward_ms = guc_max_clock_backward_ms;
     req.count = want;

@@ -6,8 +6,8 @@
 
 namespace sfpg {
 
-// Ereports ERROR unless this backend may generate ids now (preloaded, worker
-// id set, not in recovery).
+// Ereports ERROR unless this backend may generate ids now (preloaded, a node
+// identity configured or claimed from the registry, not in recovery).
 void check_can_generate();
 
 // Takes up to `want` consecutive ids (all in one millisecond); returns how

@@ -1,4 +1,5 @@
 // Module entry: PG_MODULE_MAGIC and _PG_init.
+#include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -25,6 +26,7 @@ void _PG_init(void) {
     sfpg::calibrate_id_clock();
     sfpg::install_shmem_hooks();
     sfpg::register_reserver();
+    sfpg::register_registrar();
     sfpg::register_wal_mark_rmgr();
 }
 

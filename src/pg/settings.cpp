@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "../core/epoch.hpp"
+#include "registry.hpp"
 #include "settings.hpp"
 #include "wall_clock.hpp"
 
@@ -282,6 +283,7 @@ void define_settings(bool preloading) {
     define_layout_settings();
     validate_node_and_policy(node, sizeof node / sizeof node[0]);
     define_node_settings();
+    define_registry_setting();
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");
 #else

@@ -9,6 +9,8 @@ struct Latch;
 
 namespace sfpg {
 
+enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
+
 // Lives in shared memory, aligned to a cache line.  Everything the per-id
 // path touches (the lock pointer and the generator state with its counters)
 // shares the first line(s); the reserver's bookkeeping sits on its own line
@@ -21,6 +23,13 @@ struct SharedState {
     bool closed;                  // shutting down: the reserver no longer extends
     uint64_t durable_writes;      // state-file writes since start (guarded by lock)
     int64_t durable_mark_unix_ms; // what the state file says now (guarded by lock)
+
+    // The identity claimed from snowflake.registry (written under lock by
+    // the registrar; state last, so readers may check it without the lock).
+    alignas(64) volatile RegistryState registry_state;
+    int registry_datacenter_id;
+    int registry_worker_id;
+    char registry_error[256];
 };
 
 // Null until shared memory is attached (i.e. when not preloaded).
