@@ -12,15 +12,5 @@ SNOWFLAKE_ENTRY(snowflake_parse) {
     if (!snowflake::decompose(layout, id, &p))
         sfpg::invalid_id(id);
 
-    TupleDesc tupdesc;
-    if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("function returning record called in context that cannot accept "
-                               "type record")));
-    tupdesc = BlessTupleDesc(tupdesc);
-    Datum values[5] = {sfpg::unix_ms_to_timestamptz(p.unix_ms), Int64GetDatum(p.unix_ms),
-                       Int32GetDatum(p.datacenter_id), Int32GetDatum(p.worker_id),
-                       Int32GetDatum(p.sequence)};
-    bool nulls[5] = {false, false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+    PG_RETURN_DATUM(sfpg::id_parts_record(fcinfo, p));
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "registry.hpp"
+#include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 
@@ -111,16 +112,7 @@ void define_registry_setting() {
 void register_registrar() {
     if (!registry_mode())
         return;
-    BackgroundWorker worker;
-    memset(&worker, 0, sizeof worker);
-    worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
-    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-    worker.bgw_restart_time = 5;
-    strlcpy(worker.bgw_library_name, "snowflake", BGW_MAXLEN);
-    strlcpy(worker.bgw_function_name, "snowflake_registrar_main", BGW_MAXLEN);
-    strlcpy(worker.bgw_name, "snowflake registrar", BGW_MAXLEN);
-    strlcpy(worker.bgw_type, "snowflake registrar", BGW_MAXLEN);
-    RegisterBackgroundWorker(&worker);
+    register_worker("snowflake registrar", "snowflake_registrar_main", 5);
 }
 
 bool node_identity(int *datacenter_id, int *worker_id, const char **why) {

@@ -29,6 +29,11 @@ void reserve_ahead(SharedState *s);
 // Registers the reserver background worker (while preloading).
 void register_reserver();
 
+// Registers a snowflake background worker that needs shared memory and runs
+// once recovery has finished: `function` is its exported entry point, `name`
+// its name and type, restarted `restart_s` seconds after exiting with code 1.
+void register_worker(const char *name, const char *function, int restart_s);
+
 // Wakes the reserver (a backend found the reservation used up).
 void wake_reserver(SharedState *s);
 

@@ -82,18 +82,20 @@ void wake_reserver(SharedState *s) {
         SetLatch(latch);
 }
 
-void register_reserver() {
+void register_worker(const char *name, const char *function, int restart_s) {
     BackgroundWorker worker;
     memset(&worker, 0, sizeof worker);
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
     worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-    worker.bgw_restart_time = 1;
+    worker.bgw_restart_time = restart_s;
     strlcpy(worker.bgw_library_name, "snowflake", BGW_MAXLEN);
-    strlcpy(worker.bgw_function_name, "snowflake_reserver_main", BGW_MAXLEN);
-    strlcpy(worker.bgw_name, "snowflake reserver", BGW_MAXLEN);
-    strlcpy(worker.bgw_type, "snowflake reserver", BGW_MAXLEN);
+    strlcpy(worker.bgw_function_name, function, BGW_MAXLEN);
+    strlcpy(worker.bgw_name, name, BGW_MAXLEN);
+    strlcpy(worker.bgw_type, name, BGW_MAXLEN);
     RegisterBackgroundWorker(&worker);
 }
+
+void register_reserver() { register_worker("snowflake reserver", "snowflake_reserver_main", 1); }
 
 }  // namespace sfpg
 

@@ -33,4 +33,18 @@ Datum unix_ms_to_timestamptz(int64 unix_ms) {
     return TimestampTzGetDatum(us);
 }
 
+Datum id_parts_record(FunctionCallInfo fcinfo, const snowflake::IdParts &p) {
+    TupleDesc tupdesc;
+    if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("function returning record called in context that cannot accept "
+                               "type record")));
+    tupdesc = BlessTupleDesc(tupdesc);
+    Datum values[5] = {unix_ms_to_timestamptz(p.unix_ms), Int64GetDatum(p.unix_ms),
+                       Int32GetDatum(p.datacenter_id), Int32GetDatum(p.worker_id),
+                       Int32GetDatum(p.sequence)};
+    bool nulls[5] = {false, false, false, false, false};
+    return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
+
 }  // namespace sfpg

@@ -15,4 +15,7 @@ const snowflake::Layout &server_layout();
 
 Datum unix_ms_to_timestamptz(int64 unix_ms);
 
+// The record snowflake_parse returns: (ts, unix_ms, datacenter_id, worker_id, sequence).
+Datum id_parts_record(FunctionCallInfo fcinfo, const snowflake::IdParts &p);
+
 }  // namespace sfpg
