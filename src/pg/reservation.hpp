@@ -11,8 +11,8 @@ struct SharedState;
 
 // How far ahead of max(wall clock, last id) the mark is reserved, and how
 // little of it may remain before the reserver extends it.  With these, a
-// fully loaded node makes about 1000 / (kReserveWindowMs - kReserveLowWaterMs)
-// = 2 durable writes per second; after a crash the clock may be behind the
+// node issuing ids makes about 1000 / (kReserveWindowMs - kReserveLowWaterMs)
+// = 2 durable writes per second, an idle one none; after a crash the clock may be behind the
 // mark by at most kReserveWindowMs.  At start nothing is reserved beyond the
 // state file's mark: the first id waits (a few ms) for the reserver, so that
 // every reservation is both in the state file and in the WAL.

@@ -16,6 +16,9 @@ namespace {
 
 volatile sig_atomic_t got_sigterm = 0;
 
+// ids_issued when the reserver last looked: unchanged means the node is idle.
+uint64_t seen_issued = UINT64_MAX;
+
 void handle_sigterm(SIGNAL_ARGS) {
     int save_errno = errno;
     got_sigterm = 1;
@@ -28,6 +31,7 @@ void publish_mark(SharedState *s, int64_t mark_ms) {
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     if (!s->closed && mark_ms > s->gen.reserved_ms)
         s->gen.reserved_ms = mark_ms;
+    s->reservation_wanted = false;
     s->durable_writes++;
     s->durable_mark_unix_ms = mark_ms + g_layout.epoch_ms;
     LWLockRelease(s->lock);
@@ -59,9 +63,16 @@ void reserve_ahead(SharedState *s) {
     const int64_t base = now > s->gen.last_ms ? now : s->gen.last_ms;
     const int64_t reserved = s->gen.reserved_ms;
     const bool closed = s->closed;
+    const bool wanted = s->reservation_wanted;
+    const uint64_t issued = s->gen.ids_issued;
     LWLockRelease(s->lock);
 
-    if (closed || base < 0 || reserved - base >= kReserveLowWaterMs)
+    // An idle node writes nothing: no fsync, no WAL, so idle servers stay
+    // idle (checkpoints and archive_timeout skip them).  The first id after
+    // an idle spell waits for one reservation (a few ms).
+    const bool active = wanted || issued != seen_issued;
+    seen_issued = issued;
+    if (closed || base < 0 || !active || reserved - base >= kReserveLowWaterMs)
         return;
     int64_t mark = base + kReserveWindowMs;
     if (mark > g_layout.max_timestamp())
@@ -77,6 +88,9 @@ void reserve_ahead(SharedState *s) {
 }
 
 void wake_reserver(SharedState *s) {
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    s->reservation_wanted = true;
+    LWLockRelease(s->lock);
     Latch *latch = s->reserver_latch;
     if (latch)
         SetLatch(latch);

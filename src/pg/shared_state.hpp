@@ -21,6 +21,7 @@ struct SharedState {
     alignas(64) Latch *reserver_latch;  // set by the reserver, read to wake it
     int reserver_pid;
     bool closed;                  // shutting down: the reserver no longer extends
+    bool reservation_wanted;      // a backend waits for the mark (guarded by lock)
     uint64_t durable_writes;      // state-file writes since start (guarded by lock)
     int64_t durable_mark_unix_ms; // what the state file says now (guarded by lock)
 

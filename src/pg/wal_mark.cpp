@@ -80,6 +80,9 @@ void log_mark(int64_t mark_unix_ms) {
     MarkRecord rec{mark_unix_ms, g_layout.epoch_ms};
     XLogBeginInsert();
     XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof rec);
+    // Unimportant for checkpoint and archive_timeout decisions, like
+    // standby snapshots: marks alone must not make an idle server look busy.
+    XLogSetRecordFlags(XLOG_MARK_UNIMPORTANT);
     XLogFlush(XLogInsert(kRmgrId, kInfoMark));
 }
 
