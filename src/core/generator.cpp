@@ -21,6 +21,8 @@ void start_after_mark(GeneratorState *state, int64_t mark_ms) {
     // numbers of the mark's millisecond were issued before the restart.
     state->last_node = -1;
     state->reserved_ms = state->last_ms;
+    // A clock behind the mark after a restart counts as a step back from it.
+    state->max_wall_ms = state->last_ms;
 }
 
 namespace {
@@ -38,16 +40,22 @@ int64_t first_sequence(const Layout &layout, const Request &req) {
     return static_cast<int64_t>(req.random % static_cast<uint64_t>(half));
 }
 
-// Counts an episode of the clock being behind, and its step, once: while
-// borrowing against a stalled clock the distance grows with every filled
-// millisecond, which is our doing, not the clock's.
-void note_clock_behind(GeneratorState *s, int64_t behind) {
+// A step is measured from the highest wall clock seen, not from the last id:
+// while borrowing, the last id runs ahead of the clock by our doing, not the
+// clock's; and a second step during one episode still counts in full.
+void note_wall_clock(GeneratorState *s, int64_t now) {
+    if (now >= s->max_wall_ms)
+        s->max_wall_ms = now;
+    else if (s->max_wall_ms - now > s->max_backward_ms)
+        s->max_backward_ms = s->max_wall_ms - now;
+}
+
+// Counts an episode of the clock being behind the last id, once.
+void note_clock_behind(GeneratorState *s) {
     if (s->behind)
         return;
     s->behind = true;
     s->backward_events++;
-    if (behind > s->max_backward_ms)
-        s->max_backward_ms = behind;
 }
 
 }  // namespace
@@ -57,6 +65,7 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
     if (now < 0)
         return make(Outcome::ClockBeforeEpoch, 0, now == INT64_MIN ? INT64_MAX : -now);
 
+    note_wall_clock(s, now);
     const int64_t max_seq = layout.max_sequence();
     const int64_t node = layout.node_bits(req.datacenter_id, req.worker_id);
     const int64_t last = s->last_ms;
@@ -72,7 +81,7 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
         seq = first_sequence(layout, req);
     } else {
         if (now < last) {
-            note_clock_behind(s, last - now);
+            note_clock_behind(s);
             if (req.policy == ClockPolicy::Error)
                 return make(Outcome::ClockBehindError, 0, last - now);
             if (req.policy == ClockPolicy::Wait)

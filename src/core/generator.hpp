@@ -32,12 +32,13 @@ struct GeneratorState {
     int64_t reserved_ms = -1;  // durable high-water mark: ids may carry ms <= this
     int64_t last_id = -1;   // the last id issued since start (for status only)
     bool behind = false;    // the wall clock is currently behind last_ms
+    int64_t max_wall_ms = -1;  // the highest wall clock seen (or the mark at start)
 
     // Counters since start (read by snowflake_status).
     uint64_t ids_issued = 0;
     uint64_t sequence_exhaustions = 0;
-    uint64_t backward_events = 0;
-    int64_t max_backward_ms = 0;
+    uint64_t backward_events = 0;   // episodes of the clock behind the last id
+    int64_t max_backward_ms = 0;    // largest step of the wall clock below its highest reading
 };
 
 // Sets the state for a fresh start after a restart or crash: every id ever

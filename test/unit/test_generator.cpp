@@ -475,6 +475,21 @@ TEST(Generator, BackwardEventsCountOnePerEpisodeAndMaxBackwardRecordsTheLargestS
     EXPECT_EQ(s.max_backward_ms, 50);
 }
 
+TEST(Generator, ASecondStepDuringOneEpisodeIsMeasuredFromTheHighestClock) {
+    const Layout l;
+    NodeConfig n;
+    n.policy = ClockPolicy::Error;
+    GeneratorState s = fresh_state();
+    FakeClock c(kT);
+    ASSERT_EQ(issue(&s, l, c, n).outcome, Outcome::Issued);
+    c.step_back(5000);
+    EXPECT_EQ(issue(&s, l, c, n).outcome, Outcome::ClockBehindError);
+    c.step_back(25000);  // still behind: the same episode, a 30 s step in all
+    EXPECT_EQ(issue(&s, l, c, n).outcome, Outcome::ClockBehindError);
+    EXPECT_EQ(s.backward_events, 1u);
+    EXPECT_EQ(s.max_backward_ms, 30000);
+}
+
 TEST(Generator, RefusedCallsWhileBehindCountTheEpisodeOnce) {
     const Layout l;
     NodeConfig n;
