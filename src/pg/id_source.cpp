@@ -160,12 +160,7 @@ namespace {
 // Once recovery has ended it never resumes in this backend's lifetime.
 bool recovery_done = false;
 
-[[noreturn]] void report_cannot_generate(const char *why) {
-    if (g_shared == nullptr)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("snowflake is not loaded"),
-                        errhint("add 'snowflake' to shared_preload_libraries and restart the "
-                                "server")));
+[[noreturn]] void report_no_identity(const char *why) {
     if (why != nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake.worker_id is not set and is waiting for the registry"),
@@ -173,45 +168,44 @@ bool recovery_done = false;
                         errhint("The \"snowflake registrar\" background worker claims an id from "
                                 "snowflake.registry at start and retries until it gets one; see "
                                 "the server log.")));
-    if (guc_worker_id < 0)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("snowflake.worker_id is not set"),
-                        errhint("Set snowflake.worker_id in postgresql.conf to a value from 0 to "
-                                "%lld that no other node of datacenter %d uses, then reload.",
-                                static_cast<long long>(max_worker_id()), guc_datacenter_id)));
-    ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-                    errmsg("cannot generate snowflake ids during recovery"),
-                    errdetail("A standby shares its primary's node identity; ids made here "
-                              "could collide with the primary's.")));
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("snowflake.worker_id is not set"),
+                    errhint("Set snowflake.worker_id in postgresql.conf to a value from 0 to "
+                            "%lld that no other node of datacenter %d uses, then reload.",
+                            static_cast<long long>(max_worker_id()), guc_datacenter_id)));
     pg_unreachable();
 }
 
-// The node identity for the next ids, or ERROR.
-void identity_or_error(int *datacenter_id, int *worker_id) {
-    const char *why = nullptr;
-    if (likely(g_shared != nullptr && node_identity(datacenter_id, worker_id, &why) &&
-               recovery_done))
+// ERROR unless the generator is loaded and the server is not in recovery.
+void check_loaded_and_primary() {
+    if (likely(recovery_done))
         return;
-    if (g_shared == nullptr || !node_identity(datacenter_id, worker_id, &why))
-        report_cannot_generate(why);
+    if (g_shared == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake is not loaded"),
+                        errhint("add 'snowflake' to shared_preload_libraries and restart the "
+                                "server")));
     if (RecoveryInProgress())
-        report_cannot_generate(nullptr);
+        ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                        errmsg("cannot generate snowflake ids during recovery"),
+                        errdetail("A standby shares its primary's node identity; ids made here "
+                                  "could collide with the primary's.")));
     recovery_done = true;
 }
 
 }  // namespace
 
 void check_can_generate() {
+    check_loaded_and_primary();
     int dc, worker;
-    identity_or_error(&dc, &worker);
+    const char *why;
+    if (!node_identity(&dc, &worker, &why))
+        report_no_identity(why);
 }
 
 int64_t take_ids(int64_t want, int64_t *first) {
-    int dc, worker;
-    identity_or_error(&dc, &worker);
+    check_loaded_and_primary();
     snowflake::Request req;
-    req.datacenter_id = dc;
-    req.worker_id = worker;
     req.policy = static_cast<snowflake::ClockPolicy>(guc_clock_policy);
     req.max_backward_ms = guc_max_clock_backward_ms;
     req.count = want;
@@ -220,10 +214,18 @@ int64_t take_ids(int64_t want, int64_t *first) {
     WaitState w;
     SharedState *s = g_shared;
     for (;;) {
-        // The clock is read under the lock: read before it, a backend that
-        // waited for the lock would see a clock older than ids issued
-        // meanwhile, i.e. a false step backwards.
+        // The identity and the clock are read under the lock: the identity
+        // is the node's (a reload applies at once, even to a running
+        // statement), and a clock read before the lock could be older than
+        // ids other backends issued meanwhile -- a false step backwards.
         LWLockAcquire(s->lock, LW_EXCLUSIVE);
+        req.datacenter_id = s->node_datacenter_id;
+        req.worker_id = s->node_worker_id;
+        if (unlikely(req.worker_id < 0)) {
+            LWLockRelease(s->lock);
+            check_can_generate();  // reports why
+            continue;              // the identity arrived meanwhile
+        }
         req.now_ms = id_clock_unix_ms() - g_layout.epoch_ms;
         const snowflake::Result r = snowflake::next_ids(&s->gen, g_layout, req);
         LWLockRelease(s->lock);

@@ -30,16 +30,17 @@ void handle_sigterm(SIGNAL_ARGS) {
     errno = save_errno;
 }
 
-bool registry_mode() { return guc_worker_id < 0 && guc_registry != nullptr && guc_registry[0]; }
+bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
 
 // Records the outcome of an attempt where backends can see it.
 void publish(RegistryState state, int dc, int worker, const char *error) {
     SharedState *s = g_shared;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
-    s->registry_datacenter_id = dc;
-    s->registry_worker_id = worker;
+    if (state == RegistryState::Claimed) {
+        s->node_datacenter_id = dc;
+        s->node_worker_id = worker;
+    }
     strlcpy(s->registry_error, error ? error : "", sizeof s->registry_error);
-    pg_write_barrier();  // the values before the state: readers skip the lock
     s->registry_state = state;
     LWLockRelease(s->lock);
 }
@@ -115,34 +116,26 @@ void register_registrar() {
     register_worker("snowflake registrar", "snowflake_registrar_main", 5);
 }
 
+bool registry_configured() { return guc_registry != nullptr && guc_registry[0] != '\0'; }
+
 bool node_identity(int *datacenter_id, int *worker_id, const char **why) {
-    if (guc_worker_id >= 0) {
-        *datacenter_id = guc_datacenter_id;
-        *worker_id = guc_worker_id;
-        return true;
-    }
+    // Plain data copied under the lock; the error text into a static buffer.
+    static char reason[sizeof(SharedState::registry_error)];
     SharedState *s = g_shared;
-    if (!registry_mode() || s == nullptr) {
-        *why = nullptr;
+    *why = nullptr;
+    if (s == nullptr)
         return false;
-    }
-    // A claim, once made, never changes while the server runs: read the
-    // state, then (after a barrier) the values published before it.
-    const RegistryState state = s->registry_state;
-    pg_read_barrier();
-    if (state == RegistryState::Claimed) {
-        *datacenter_id = s->registry_datacenter_id;
-        *worker_id = s->registry_worker_id;
-        return true;
-    }
-    // Not claimed (yet): copy the reason under the lock, for the error.
-    static char reason[sizeof s->registry_error];
     LWLockAcquire(s->lock, LW_SHARED);
-    strlcpy(reason, s->registry_error[0] ? s->registry_error : "no answer from the registry yet",
-            sizeof reason);
+    *datacenter_id = s->node_datacenter_id;
+    *worker_id = s->node_worker_id;
+    const bool waiting = *worker_id < 0 && s->registry_state != RegistryState::None;
+    if (waiting)
+        strlcpy(reason, s->registry_error[0] ? s->registry_error : "no answer from the registry yet",
+                sizeof reason);
     LWLockRelease(s->lock);
-    *why = reason;
-    return false;
+    if (waiting)
+        *why = reason;
+    return *worker_id >= 0;
 }
 
 }  // namespace sfpg
@@ -157,6 +150,7 @@ void snowflake_registrar_main(Datum) {
     BackgroundWorkerUnblockSignals();
     // Retry until the claim holds: an unreachable registry at start is
     // logged with the reason at every attempt, and the node keeps trying.
+    publish(RegistryState::Waiting, -1, -1, "no answer from the registry yet");
     long wait_ms = kRetryMs;
     while (!got_sigterm && !try_claim()) {
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,

@@ -14,8 +14,11 @@ void define_registry_setting();
 // Registers the registrar background worker if the node needs it.
 void register_registrar();
 
-// The node identity the id path should use.  Returns false (and ereports
-// nothing) if none is available yet; *why then says why, for the error.
+// Whether snowflake.registry is set.
+bool registry_configured();
+
+// The node identity in use (from shared memory).  Returns false if there is
+// none; *why then says why when the registry is the reason (else null).
 bool node_identity(int *datacenter_id, int *worker_id, const char **why);
 
 }  // namespace sfpg

@@ -128,12 +128,17 @@ void snowflake_reserver_main(Datum) {
     s->reserver_latch = MyLatch;
     s->reserver_pid = MyProcPid;
     s->closed = false;  // a restarted reserver reopens after a close
+    // Only new ids (or a waiting backend) make the node active: a restart
+    // alone must not push the mark ahead of the clock.
+    seen_issued = s->gen.ids_issued;
     LWLockRelease(s->lock);
+    publish_configured_identity(s, true);
 
     while (!got_sigterm) {
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
+            publish_configured_identity(s, true);
         }
         reserve_ahead(s);
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kReserverTickMs,

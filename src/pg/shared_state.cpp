@@ -4,6 +4,7 @@
 #include "state_file.hpp"
 
 #include "pg_includes.hpp"
+#include "registry.hpp"
 #include "reservation.hpp"
 
 namespace sfpg {
@@ -98,6 +99,8 @@ void shmem_startup() {
         s->reserver_pid = 0;
         s->closed = false;
         s->durable_writes = 0;
+        s->node_worker_id = -1;
+        publish_configured_identity(s, false);
         g_shared = s;
         load_mark(s);
     }
@@ -118,12 +121,29 @@ void install_shmem_hooks() {
     shmem_startup_hook = shmem_startup;
 }
 
+void publish_configured_identity(SharedState *s, bool take_lock) {
+    if (guc_worker_id < 0 && registry_configured())
+        return;  // the registrar publishes the claimed identity
+    if (take_lock)
+        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    s->node_datacenter_id = guc_datacenter_id;
+    s->node_worker_id = guc_worker_id;
+    if (take_lock)
+        LWLockRelease(s->lock);
+}
+
 snowflake::StateRecord current_record(int64_t mark_unix_ms) {
     snowflake::StateRecord r;
     r.mark_unix_ms = mark_unix_ms;
     r.layout = g_layout;
     r.datacenter_id = guc_datacenter_id;
     r.worker_id = guc_worker_id;
+    if (g_shared) {
+        // The identity in use (the registry's claim, a reload not yet seen
+        // by this process): what ids are actually issued under.
+        r.datacenter_id = g_shared->node_datacenter_id;
+        r.worker_id = g_shared->node_worker_id;
+    }
     return r;
 }
 

@@ -17,6 +17,12 @@ enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
 // so its updates do not bounce the hot one.
 struct SharedState {
     LWLock *lock;                       // the generator LWLock
+    // The node identity ids are issued under (guarded by lock).  Published
+    // by the postmaster at start, the reserver after every reload, or the
+    // registrar's claim -- never taken from a backend's own copy of the
+    // settings, which a running statement would keep after a reload.
+    int32_t node_datacenter_id;
+    int32_t node_worker_id;             // -1: no identity (yet)
     snowflake::GeneratorState gen;      // guarded by lock
     alignas(64) Latch *reserver_latch;  // set by the reserver, read to wake it
     int reserver_pid;
@@ -25,11 +31,8 @@ struct SharedState {
     uint64_t durable_writes;      // state-file writes since start (guarded by lock)
     int64_t durable_mark_unix_ms; // what the state file says now (guarded by lock)
 
-    // The identity claimed from snowflake.registry (written under lock by
-    // the registrar; state last, so readers may check it without the lock).
-    alignas(64) volatile RegistryState registry_state;
-    int registry_datacenter_id;
-    int registry_worker_id;
+    // snowflake.registry's progress (guarded by lock).
+    alignas(64) RegistryState registry_state;
     char registry_error[256];
 };
 
@@ -38,6 +41,10 @@ extern SharedState *g_shared;
 
 // Registers the shared-memory request and startup hooks (called while preloading).
 void install_shmem_hooks();
+
+// Publishes the identity from this process's settings (unless the registry
+// provides it).  Takes the lock unless `locked` is false (postmaster at start).
+void publish_configured_identity(SharedState *s, bool take_lock);
 
 // The record of the current configuration with the given mark.
 snowflake::StateRecord current_record(int64_t mark_unix_ms);
