@@ -51,11 +51,15 @@ chown postgres: "$WORK"
 run_suite build-and-install bash -c "make -C '$WORK/src' -j2 && make -C '$WORK/src' install"
 chown -R postgres: "$WORK/src"
 run_suite unit-core as_postgres make -C "$WORK/src/test/unit" run
+run_suite unit-core-sanitizers as_postgres make -C "$WORK/src/test/unit" sanitize
+run_suite unit-core-valgrind as_postgres make -C "$WORK/src/test/unit" valgrind
+run_suite fuzz-20s-each as_postgres make -C "$WORK/src/test/fuzz" run SECONDS=20
 run_suite regress-preloaded as_postgres make -C "$WORK/src" installcheck
 run_suite regress-not-preloaded as_postgres make -C "$WORK/src" installcheck-nopreload
 run_suite client-build as_postgres make -C "$WORK/src/test/client"
 run_suite concurrency-2-databases bash "$WORK/src/test/scripts/concurrency.sh" "$WORK/concurrency"
-run_suite tap as_postgres make -C "$WORK/src" prove-installcheck
+run_suite load-and-crash bash "$WORK/src/test/scripts/load_crash.sh" --quick "$WORK/load"
+run_suite tap as_postgres env PG_TEST_TIMEOUT_DEFAULT=120 make -C "$WORK/src" prove-installcheck
 
 echo
 [ "$failed" -gt 0 ] && echo "failed suites: ${failed_names[*]}"

@@ -92,6 +92,9 @@ struct Session {
   std::string conninfo;
   std::vector<int64_t> ids;
   long reconnects = 0;
+  // ids.size() at each successful reconnect: ids before the first mark came
+  // from the server as it was before the connection was lost.
+  std::vector<size_t> reconnect_marks;
   bool failed = false;
   std::string error;
 };
@@ -175,6 +178,7 @@ void run_session(const Options &opt, Session &s, StartGate &gate) {
           return;
         }
         ++s.reconnects;
+        s.reconnect_marks.push_back(s.ids.size());
       }
       pqxx::nontransaction tx(*conn);
       pqxx::result r = tx.exec_prepared(kStmt, n);
@@ -240,7 +244,9 @@ void run_session(const Options &opt, Session &s, StartGate &gate) {
 "                          bigint column (default\n"
 "                          'SELECT snowflake_nextval() FROM generate_series(1,$1)')\n"
 "  --out FILE              write every id received, one per line:\n"
-"                          \"session_index id\", per session in received order\n"
+"                          \"session_index id\", per session in received order;\n"
+"                          with --reconnect a line \"session_index RECONNECT\"\n"
+"                          marks where that session reconnected\n"
 "  --reconnect             on a lost connection sleep 100ms and reconnect\n"
 "  --reconnect-timeout S   give up reconnecting after S seconds (default 60)\n"
 "  --min-id X              check every id is > X\n"
@@ -327,9 +333,15 @@ bool write_out(const std::string &path, const std::vector<Session> &sessions) {
                  std::strerror(errno));
     return false;
   }
-  for (const auto &s : sessions)
-    for (int64_t id : s.ids)
-      std::fprintf(f, "%zu %lld\n", s.index, static_cast<long long>(id));
+  for (const auto &s : sessions) {
+    size_t mark = 0;
+    for (size_t i = 0; i <= s.ids.size(); ++i) {
+      for (; mark < s.reconnect_marks.size() && s.reconnect_marks[mark] == i; ++mark)
+        std::fprintf(f, "%zu RECONNECT\n", s.index);
+      if (i < s.ids.size())
+        std::fprintf(f, "%zu %lld\n", s.index, static_cast<long long>(s.ids[i]));
+    }
+  }
   if (std::fclose(f) != 0) {
     std::fprintf(stderr, "sf_concurrency: error writing %s: %s\n", path.c_str(),
                  std::strerror(errno));

@@ -1,0 +1,308 @@
+// Fuzzes the generator state machine (src/core/generator.*) the way the
+// PostgreSQL layer drives it, with a fuzzed clock and fuzzed settings.
+//
+// The input is a program: a layout and a start, then operations -- the wall
+// clock moving forward or back by fuzzed amounts or jumping anywhere, policy,
+// bound, node and random_start changes, batches of ids, the reserver
+// extending the durable mark or closing it, crashes (restart from the durable
+// mark) and clean restarts (from the mark shrunk to the last id).
+//
+// Invariants (abort() on violation):
+//   - every Issued id is greater than every id issued before it, across
+//     restarts (strictly increasing, hence unique);
+//   - an Issued batch is 1..count consecutive ids in one millisecond, carries
+//     the request's node, a timestamp <= the durable reservation and the
+//     layout's lifetime, and above the mark of the last restart;
+//   - the policy decides the outcome: error never waits or borrows, wait
+//     never errors or borrows, borrow never runs ahead by more than its bound
+//     and never waits;
+//   - a refusal leaves the id state unchanged, and a clock that moved past
+//     the last id, within the reservation and lifetime, always gets ids.
+#include "fuzz_input.hpp"
+#include "generator.hpp"
+#include "layout.hpp"
+
+using namespace snowflake;
+
+namespace {
+
+struct World {
+    Layout layout;
+    GeneratorState s;
+    int64_t now = 0;            // wall clock as a timestamp field
+    int64_t durable = -1;       // the mark in the state file
+    int64_t restart_mark = -1;  // the mark the current run started after
+    int64_t max_issued = -1;    // the largest id ever issued, over all runs
+    int64_t dc = 0, worker = 0;
+    ClockPolicy policy = ClockPolicy::Error;
+    int64_t bound = 1000;
+    bool random_start = false;
+    uint64_t issued_this_run = 0;
+};
+
+Layout pick_layout(fuzz::Input &in) {
+    Layout l;
+    const int dc = static_cast<int>(in.range(0, 12));
+    const int wk = static_cast<int>(in.range(0, 12));
+    const int seq = static_cast<int>(in.range(1, 28));
+    if (validate_widths(dc, wk, seq) == LayoutError::None) {
+        l.datacenter_bits = dc;
+        l.worker_bits = wk;
+        l.sequence_bits = seq;
+    }
+    return l;
+}
+
+// Clock values stay within a window around the layout's whole lifetime, so
+// arithmetic on them cannot overflow and both ends are reachable.
+constexpr int64_t kSlack = int64_t{1} << 24;
+
+int64_t clamp_clock(const World &w, int64_t t) {
+    const int64_t lo = -kSlack, hi = w.layout.max_timestamp() + kSlack;
+    return t < lo ? lo : t > hi ? hi : t;
+}
+
+void restart(World *w, int64_t mark) {
+    start_after_mark(&w->s, mark);
+    FUZZ_CHECK(w->s.last_ms == (mark < 0 ? -1 : mark));
+    FUZZ_CHECK(w->s.reserved_ms == w->s.last_ms);
+    w->restart_mark = mark;
+    w->issued_this_run = 0;
+}
+
+// The reserver: writes a mark `window` ms past max(now, last), then publishes it.
+void reserve(World *w, int64_t window) {
+    const int64_t base = w->now > w->s.last_ms ? w->now : w->s.last_ms;
+    if (base < 0)
+        return;
+    int64_t mark = base + window;
+    if (mark > w->layout.max_timestamp())
+        mark = w->layout.max_timestamp();
+    if (mark <= w->s.reserved_ms)
+        return;
+    w->durable = mark;
+    w->s.reserved_ms = mark;
+}
+
+// The reserver stopping: shrink the reservation to the last id, record that.
+void close_reservation(World *w) {
+    const int64_t exact = w->s.last_ms;
+    if (exact < w->s.reserved_ms)
+        w->s.reserved_ms = exact;
+    w->durable = exact < 0 ? -1 : exact;
+}
+
+void check_issued(const World &w, const GeneratorState &before, const Request &req,
+                  const Result &r) {
+    const Layout &l = w.layout;
+    const int64_t want = req.count < 1 ? 1 : req.count;
+    FUZZ_CHECK(r.count >= 1 && r.count <= want);
+    FUZZ_CHECK(r.first_id > w.max_issued);
+    FUZZ_CHECK(r.first_id > before.last_id);
+    const int64_t last = r.first_id + (r.count - 1);
+    FUZZ_CHECK(last >= r.first_id);  // no overflow
+    IdParts a{}, b{};
+    FUZZ_CHECK(decompose(l, r.first_id, &a) && decompose(l, last, &b));
+    FUZZ_CHECK(a.timestamp == b.timestamp);
+    FUZZ_CHECK(b.sequence - a.sequence == r.count - 1);
+    FUZZ_CHECK(a.datacenter_id == req.datacenter_id && a.worker_id == req.worker_id);
+    FUZZ_CHECK(b.datacenter_id == req.datacenter_id && b.worker_id == req.worker_id);
+    const int64_t ms = a.timestamp;
+    FUZZ_CHECK(ms <= before.reserved_ms);
+    FUZZ_CHECK(ms <= l.max_timestamp());
+    FUZZ_CHECK(ms > w.restart_mark);
+    FUZZ_CHECK(ms >= before.last_ms);
+    if (req.policy == ClockPolicy::Borrow)
+        FUZZ_CHECK(ms >= req.now_ms && ms - req.now_ms <= req.max_backward_ms);
+    else
+        FUZZ_CHECK(ms == req.now_ms);  // error and wait never run ahead of the clock
+    if (ms > before.last_ms && req.random_start)
+        FUZZ_CHECK(a.sequence <= l.max_sequence() / 2);
+    if (ms > before.last_ms && !req.random_start)
+        FUZZ_CHECK(a.sequence == 0);
+    // The state now describes exactly this batch.
+    FUZZ_CHECK(w.s.last_ms == ms && w.s.last_id == last && w.s.last_seq == b.sequence);
+    FUZZ_CHECK(w.s.ids_issued == before.ids_issued + static_cast<uint64_t>(r.count));
+    FUZZ_CHECK(w.s.reserved_ms == before.reserved_ms);
+}
+
+void check_refused(const World &w, const GeneratorState &before, const Request &req,
+                   const Result &r) {
+    const GeneratorState &s = w.s;
+    FUZZ_CHECK(s.last_ms == before.last_ms && s.last_seq == before.last_seq &&
+               s.last_node == before.last_node && s.reserved_ms == before.reserved_ms &&
+               s.last_id == before.last_id && s.ids_issued == before.ids_issued);
+    const int64_t now = req.now_ms;
+    switch (r.outcome) {
+    case Outcome::Issued:
+        break;
+    case Outcome::ClockBeforeEpoch:
+        FUZZ_CHECK(now < 0 && r.behind_ms == -now);
+        return;
+    case Outcome::SequenceExhausted:
+        FUZZ_CHECK(now == before.last_ms && r.wait_for_ms == before.last_ms + 1);
+        break;
+    case Outcome::ClockBehindWait:
+        FUZZ_CHECK(req.policy == ClockPolicy::Wait && now < before.last_ms);
+        FUZZ_CHECK(r.behind_ms == before.last_ms - now);
+        FUZZ_CHECK(r.wait_for_ms == before.last_ms || r.wait_for_ms == before.last_ms + 1);
+        break;
+    case Outcome::ClockBehindError:
+        FUZZ_CHECK(req.policy == ClockPolicy::Error && now < before.last_ms);
+        FUZZ_CHECK(r.behind_ms == before.last_ms - now);
+        break;
+    case Outcome::BorrowLimit:
+        FUZZ_CHECK(req.policy == ClockPolicy::Borrow);
+        FUZZ_CHECK(r.behind_ms > req.max_backward_ms);
+        break;
+    case Outcome::NeedReservation:
+        FUZZ_CHECK(r.wait_for_ms > before.reserved_ms);
+        FUZZ_CHECK(r.wait_for_ms <= w.layout.max_timestamp());
+        break;
+    case Outcome::LifetimeOver:
+        FUZZ_CHECK(r.wait_for_ms > w.layout.max_timestamp());
+        break;
+    }
+    FUZZ_CHECK(now >= 0);
+    // Progress: a clock past the last id, within reservation and lifetime,
+    // is never refused.
+    FUZZ_CHECK(!(now > before.last_ms && now <= before.reserved_ms &&
+                 now <= w.layout.max_timestamp()));
+}
+
+// One call of next_ids with the world's current settings, checked.
+Result request(World *w, int64_t count, uint32_t random) {
+    Request req{};
+    req.now_ms = w->now;
+    req.datacenter_id = w->dc;
+    req.worker_id = w->worker;
+    req.policy = w->policy;
+    req.max_backward_ms = w->bound;
+    req.count = count;
+    req.random_start = w->random_start;
+    req.random = random;
+    const GeneratorState before = w->s;
+    const Result r = next_ids(&w->s, w->layout, req);
+    if (r.outcome == Outcome::Issued) {
+        check_issued(*w, before, req, r);
+        w->max_issued = r.first_id + (r.count - 1);
+        w->issued_this_run += static_cast<uint64_t>(r.count);
+    } else {
+        check_refused(*w, before, req, r);
+    }
+    return r;
+}
+
+// What take_ids does with a refusal, as far as the clock and reserver go.
+void take_ids(World *w, fuzz::Input &in) {
+    const uint8_t shape = in.byte();
+    int64_t count = shape & 0x80 ? in.range(-3, 70000) : in.range(1, 16);
+    for (int attempt = 0; attempt < 4; attempt++) {
+        const Result r = request(w, count, in.u32());
+        switch (r.outcome) {
+        case Outcome::Issued:
+            count -= r.count;
+            if (count <= 0)
+                return;
+            break;
+        case Outcome::SequenceExhausted:  // spin to the next millisecond
+            w->now = clamp_clock(*w, r.wait_for_ms);
+            break;
+        case Outcome::ClockBehindWait:  // the wait may succeed or time out
+            if (shape & 1)
+                w->now = clamp_clock(*w, r.wait_for_ms);
+            else
+                return;
+            break;
+        case Outcome::NeedReservation:  // wake the reserver; it writes past the clock
+            reserve(w, (r.wait_for_ms - w->now > 0 ? r.wait_for_ms - w->now : 0) +
+                           in.range(0, 2000));
+            break;
+        default:
+            return;
+        }
+    }
+}
+
+void set_node(World *w, fuzz::Input &in) {
+    w->dc = in.range(0, w->layout.max_datacenter_id());
+    w->worker = in.range(0, w->layout.max_worker_id());
+}
+
+void step(World *w, fuzz::Input &in) {
+    const uint8_t op = in.byte();
+    switch (op % 16) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+        take_ids(w, in);
+        break;
+    case 4:
+        w->now = clamp_clock(*w, w->now + in.range(0, 3));
+        break;
+    case 5:
+        w->now = clamp_clock(*w, w->now + in.range(0, int64_t{1} << (op >> 4 << 1)));
+        break;
+    case 6:
+        w->now = clamp_clock(*w, w->now - in.range(1, 3));
+        break;
+    case 7:
+        w->now = clamp_clock(*w, w->now - in.range(1, int64_t{1} << (op >> 4 << 1)));
+        break;
+    case 8:
+        w->now = clamp_clock(*w, in.range(-kSlack, w->layout.max_timestamp() + kSlack));
+        break;
+    case 9:
+        w->policy = static_cast<ClockPolicy>(in.byte() % 3);
+        break;
+    case 10:
+        w->bound = (op & 0x10) ? in.range(0, 2147483647) : in.range(0, 50);
+        break;
+    case 11:
+        set_node(w, in);
+        break;
+    case 12:
+        w->random_start = !w->random_start;
+        break;
+    case 13:
+        reserve(w, in.range(0, op & 0x10 ? 100000 : 1000));
+        break;
+    case 14:  // crash: only the durable mark survives
+        restart(w, w->durable);
+        break;
+    case 15:  // clean shutdown or a reserver stop, maybe followed by a restart
+        close_reservation(w);
+        if (op & 0x10)
+            restart(w, w->durable);
+        break;
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz::Input in(data, size);
+    World w;
+    w.layout = pick_layout(in);
+    set_node(&w, in);
+    w.policy = static_cast<ClockPolicy>(in.byte() % 3);
+    w.bound = in.range(0, 5000);
+    w.random_start = in.byte() & 1;
+    // Start anywhere in the lifetime, often near its start or end.
+    const uint8_t where = in.byte();
+    const int64_t max_ts = w.layout.max_timestamp();
+    if (where % 3 == 0)
+        w.now = in.range(-100, 100000);
+    else if (where % 3 == 1)
+        w.now = in.range(max_ts - 100000, max_ts + 100);
+    else
+        w.now = in.range(0, max_ts);
+    // An earlier life may have left a mark, never above the real past.
+    const int64_t mark0 = (where & 8) ? clamp_clock(w, w.now + in.range(-2000, 2000)) : -1;
+    w.durable = mark0 < 0 ? -1 : mark0;
+    restart(&w, w.durable);
+    for (int steps = 0; !in.empty() && steps < 4096; steps++)
+        step(&w, in);
+    return 0;
+}
