@@ -29,8 +29,14 @@ sf_copy_tree() {
     local src=$1 dst=$2
     rm -rf "$dst"
     mkdir -p "$dst"
-    rsync -a --exclude .git --exclude '*.o' --exclude '*.bc' --exclude '*.so' \
-        --exclude 'tmp_check*' --exclude results "$src"/ "$dst"/
+    if [ -d "$src/.git" ] && command -v git >/dev/null; then
+        # Exactly the tracked and not-ignored files: no stale build outputs.
+        (cd "$src" && git ls-files -z --cached --others --exclude-standard) |
+            rsync -a --from0 --files-from=- "$src"/ "$dst"/
+    else
+        rsync -a --exclude .git --exclude '*.o' --exclude '*.bc' --exclude '*.so' \
+            --exclude 'tmp_check*' --exclude results "$src"/ "$dst"/
+    fi
     chown -R postgres: "$dst"
 }
 
