@@ -117,7 +117,8 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
     s->last_seq = seq + (n - 1);
     s->last_node = node;
     s->last_id = first + (n - 1);  // parenthesised: first + n may pass INT64_MAX
-    s->behind = now < ms;
+    if (s->behind != (now < ms))  // written only when it changes: a colder line
+        s->behind = now < ms;
     s->ids_issued += static_cast<uint64_t>(n);
     return Result{Outcome::Issued, first, n, 0, 0};
 }

@@ -44,11 +44,11 @@ SNOWFLAKE_ENTRY(snowflake_status) {
                         errhint("add 'snowflake' to shared_preload_libraries and restart the "
                                 "server")));
     // Copy under the lock, format after releasing it.
-    LWLockAcquire(s->lock, LW_SHARED);
+    LWLockAcquire(&s->lock, LW_SHARED);
     const snowflake::GeneratorState gen = s->gen;
     const uint64 durable_writes = s->durable_writes;
     const int64 durable_mark = s->durable_mark_unix_ms;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
 
     const snowflake::Layout &l = sfpg::g_layout;
     const int64 now = sfpg::wall_clock_unix_ms() - l.epoch_ms;

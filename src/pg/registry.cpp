@@ -35,14 +35,14 @@ bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
 // Records the outcome of an attempt where backends can see it.
 void publish(RegistryState state, int dc, int worker, const char *error) {
     SharedState *s = g_shared;
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (state == RegistryState::Claimed) {
         s->node_datacenter_id = dc;
         s->node_worker_id = worker;
     }
     strlcpy(s->registry_error, error ? error : "", sizeof s->registry_error);
     s->registry_state = state;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
 }
 
 // This node's key in the registry: system identifier, host name and port.
@@ -125,14 +125,14 @@ bool node_identity(int *datacenter_id, int *worker_id, const char **why) {
     *why = nullptr;
     if (s == nullptr)
         return false;
-    LWLockAcquire(s->lock, LW_SHARED);
+    LWLockAcquire(&s->lock, LW_SHARED);
     *datacenter_id = s->node_datacenter_id;
     *worker_id = s->node_worker_id;
     const bool waiting = *worker_id < 0 && s->registry_state != RegistryState::None;
     if (waiting)
         strlcpy(reason, s->registry_error[0] ? s->registry_error : "no answer from the registry yet",
                 sizeof reason);
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
     if (waiting)
         *why = reason;
     return *worker_id >= 0;

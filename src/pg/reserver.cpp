@@ -28,13 +28,13 @@ void handle_sigterm(SIGNAL_ARGS) {
 
 // Publishes a mark that is already durable.
 void publish_mark(SharedState *s, int64_t mark_ms) {
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (!s->closed && mark_ms > s->gen.reserved_ms)
         s->gen.reserved_ms = mark_ms;
     s->reservation_wanted = false;
     s->durable_writes++;
     s->durable_mark_unix_ms = mark_ms + g_layout.epoch_ms;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
 }
 
 // At shutdown, shrink the reservation to the last id actually issued and
@@ -42,30 +42,30 @@ void publish_mark(SharedState *s, int64_t mark_ms) {
 // kReserveWindowMs ahead of the clock.  The reservation is shrunk before the
 // write, so no id above the new mark can be issued meanwhile.
 void close_reservation(SharedState *s) {
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->closed = true;
     const int64_t exact = s->gen.last_ms;
     if (exact < s->gen.reserved_ms)
         s->gen.reserved_ms = exact;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
     write_state_file(current_record(exact < 0 ? -1 : exact + g_layout.epoch_ms));
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->durable_writes++;
     s->durable_mark_unix_ms = exact < 0 ? -1 : exact + g_layout.epoch_ms;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
 }
 
 }  // namespace
 
 void reserve_ahead(SharedState *s) {
     const int64_t now = wall_clock_unix_ms() - g_layout.epoch_ms;
-    LWLockAcquire(s->lock, LW_SHARED);
+    LWLockAcquire(&s->lock, LW_SHARED);
     const int64_t base = now > s->gen.last_ms ? now : s->gen.last_ms;
     const int64_t reserved = s->gen.reserved_ms;
     const bool closed = s->closed;
     const bool wanted = s->reservation_wanted;
     const uint64_t issued = s->gen.ids_issued;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
 
     // An idle node writes nothing: no fsync, no WAL, so idle servers stay
     // idle (checkpoints and archive_timeout skip them).  The first id after
@@ -88,9 +88,9 @@ void reserve_ahead(SharedState *s) {
 }
 
 void wake_reserver(SharedState *s) {
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reservation_wanted = true;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
     Latch *latch = s->reserver_latch;
     if (latch)
         SetLatch(latch);
@@ -124,14 +124,14 @@ void snowflake_reserver_main(Datum) {
     BackgroundWorkerUnblockSignals();
 
     SharedState *s = g_shared;
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = MyLatch;
     s->reserver_pid = MyProcPid;
     s->closed = false;  // a restarted reserver reopens after a close
     // Only new ids (or a waiting backend) make the node active: a restart
     // alone must not push the mark ahead of the clock.
     seen_issued = s->gen.ids_issued;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
     publish_configured_identity(s, true);
 
     while (!got_sigterm) {
@@ -145,10 +145,10 @@ void snowflake_reserver_main(Datum) {
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
     }
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = nullptr;
     s->reserver_pid = 0;
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
     close_reservation(s);
     // Exit code 1 so that, if this was not a shutdown (pg_terminate_backend),
     // the postmaster restarts us after bgw_restart_time and we reopen.

@@ -24,10 +24,7 @@ Size shared_size() {
     return add_size(sizeof(SharedState), PG_CACHE_LINE_SIZE);
 }
 
-void request_shmem() {
-    RequestAddinShmemSpace(shared_size());
-    RequestNamedLWLockTranche("snowflake", 1);
-}
+void request_shmem() { RequestAddinShmemSpace(shared_size()); }
 
 #if PG_VERSION_NUM >= 150000
 void shmem_request() {
@@ -94,7 +91,8 @@ void shmem_startup() {
     SharedState *s = reinterpret_cast<SharedState *>(TYPEALIGN(PG_CACHE_LINE_SIZE, raw));
     if (!found) {
         new (s) SharedState{};
-        s->lock = &(GetNamedLWLockTranche("snowflake"))->lock;
+        s->lock_tranche_id = LWLockNewTrancheId();
+        LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
         s->reserver_pid = 0;
         s->closed = false;
@@ -105,6 +103,9 @@ void shmem_startup() {
         load_mark(s);
     }
     g_shared = s;
+    // Names the lock's wait events ("snowflake" in pg_stat_activity); every
+    // backend inherits this from the postmaster.
+    LWLockRegisterTranche(s->lock_tranche_id, "snowflake");
     LWLockRelease(AddinShmemInitLock);
 }
 
@@ -125,11 +126,11 @@ void publish_configured_identity(SharedState *s, bool take_lock) {
     if (guc_worker_id < 0 && registry_configured())
         return;  // the registrar publishes the claimed identity
     if (take_lock)
-        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+        LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->node_datacenter_id = guc_datacenter_id;
     s->node_worker_id = guc_worker_id;
     if (take_lock)
-        LWLockRelease(s->lock);
+        LWLockRelease(&s->lock);
 }
 
 snowflake::StateRecord current_record(int64_t mark_unix_ms) {

@@ -4,8 +4,7 @@
 #include "../core/generator.hpp"
 #include "../core/state_record.hpp"
 
-struct LWLock;
-struct Latch;
+#include "pg_includes.hpp"
 
 namespace sfpg {
 
@@ -16,14 +15,19 @@ enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
 // shares the first line(s); the reserver's bookkeeping sits on its own line
 // so its updates do not bounce the hot one.
 struct SharedState {
-    LWLock *lock;                       // the generator LWLock
-    // The node identity ids are issued under (guarded by lock).  Published
-    // by the postmaster at start, the reserver after every reload, or the
+    // The generator LWLock, embedded in front of the state it guards: under
+    // contention the lock word and the per-id fields move between CPUs as one
+    // cache line, not two.
+    LWLock lock;
+    snowflake::GeneratorState gen;      // guarded by lock
+    // The node identity ids are issued under (guarded by lock; read by every
+    // call, written rarely, so it stays cached).  Published by the
+    // postmaster at start, the reserver after every reload, or the
     // registrar's claim -- never taken from a backend's own copy of the
     // settings, which a running statement would keep after a reload.
     int32_t node_datacenter_id;
     int32_t node_worker_id;             // -1: no identity (yet)
-    snowflake::GeneratorState gen;      // guarded by lock
+    int lock_tranche_id;
     alignas(64) Latch *reserver_latch;  // set by the reserver, read to wake it
     int reserver_pid;
     bool closed;                  // shutting down: the reserver no longer extends

@@ -43,7 +43,7 @@ void mark_redo(XLogReaderState *record) {
     if (s == nullptr)
         return;
     const int64 mark_ms = rec.mark_unix_ms - g_layout.epoch_ms;
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     const bool raises = mark_ms > s->gen.last_ms;
     if (raises) {
         s->gen.last_ms = mark_ms;
@@ -52,7 +52,7 @@ void mark_redo(XLogReaderState *record) {
             s->gen.reserved_ms = mark_ms;
         s->durable_mark_unix_ms = rec.mark_unix_ms;
     }
-    LWLockRelease(s->lock);
+    LWLockRelease(&s->lock);
     if (raises)
         write_state_file(current_record(rec.mark_unix_ms));
 }
