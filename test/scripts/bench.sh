@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The performance benchmark of issue 4: starts two servers and runs sf_bench,
+# which measures snowflake_nextval() side by side with the floor, nextval()
+# CACHE 1 / CACHE 100 and gen_random_uuid() (see test/client/bench.cpp).
+#
+#   bash test/scripts/bench.sh [--quick] [WORKDIR] [-- SF_BENCH_OPTIONS...]
+#                                     (as root; servers run as postgres)
+# e.g. `bash test/scripts/bench.sh -- --only insert --reps 7` re-runs one section
+# (see test/client/sf_bench --help).
+#
+# Server A: default layout (41/5/5/12, 4096 ids/ms), worker_id 1.
+# Server B: sequence_bits 16, worker_bits 3, datacenter_bits 3, worker_id 1, so
+#           the per-ms cap does not hide the generator's own cost.
+# Both: fsync off, jit off, autovacuum off, shared_buffers 512MB (the 4M-row
+# insert table stays in memory).  Ports 54410/54411 (SF_BENCH_PORT sets the
+# first), directories under /var/tmp/h-bench unless WORKDIR is given.
+#
+# --quick: tiny sizes, 2 repetitions, seconds; the test suite runs it to prove
+# the benchmark works.  No timing assertions anywhere: the exit status is
+# non-zero only on an error.  Full mode takes a few minutes on 2 cores.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../lib/common.sh"
+
+QUICK=()
+DIR=/var/tmp/h-bench
+EXTRA=()
+ARGS="$*"
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) QUICK=(--quick) ;;
+        --) shift; EXTRA=("$@"); break ;;
+        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
+        *) DIR=$1 ;;
+    esac
+    shift
+done
+PORT_A=${SF_BENCH_PORT:-54410}
+PORT_B=$((PORT_A + 1))
+DIR_A=$DIR/a
+DIR_B=$DIR/b
+CLIENT_DIR="$HERE/../client"
+CLIENT="$CLIENT_DIR/sf_bench"
+
+# Built here if the suite's client build has not done it already.
+make -s -C "$CLIENT_DIR" sf_bench
+
+cleanup() {
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        for d in "$DIR_A" "$DIR_B"; do
+            [ -f "$d/server.log" ] && { echo "--- last lines of $d/server.log"; tail -n 20 "$d/server.log"; } >&2
+        done
+    fi
+    sf_server_stop "$DIR_A" || true
+    sf_server_stop "$DIR_B" || true
+    exit "$rc"
+}
+trap cleanup EXIT
+
+mkdir -p "$DIR"
+COMMON=("shared_preload_libraries = 'snowflake'" "snowflake.worker_id = 1"
+        "max_connections = 30" "jit = off" "autovacuum = off" "shared_buffers = 512MB")
+sf_server_init "$DIR_A" "$PORT_A" "${COMMON[@]}"
+sf_server_init "$DIR_B" "$PORT_B" "${COMMON[@]}" \
+    "snowflake.sequence_bits = 16" "snowflake.worker_bits = 3" "snowflake.datacenter_bits = 3"
+sf_server_start "$DIR_A"
+sf_server_start "$DIR_B"
+
+for d in "$DIR_A" "$DIR_B"; do
+    sf_psql "$d" -d postgres <<'SQL'
+CREATE EXTENSION snowflake;
+CREATE SEQUENCE s1 CACHE 1;
+CREATE SEQUENCE s100 CACHE 100;
+-- One table per insert variant, no index: the benchmark measures the id
+-- generator, and an index's cost would dominate every variant alike.
+CREATE UNLOGGED TABLE t_const (id bigint DEFAULT 0, v integer);
+CREATE UNLOGGED TABLE t_sf (id bigint DEFAULT snowflake_nextval(), v integer);
+CREATE UNLOGGED TABLE t_s1 (id bigint DEFAULT nextval('s1'), v integer);
+SQL
+done
+
+CMD="bash test/scripts/bench.sh $ARGS"
+# Which build was measured: the installed library changes as the code does.
+SO="$("$PG_CONFIG" --pkglibdir)/snowflake.so"
+EXT_VERSION=$(sf_psql "$DIR_A" -d postgres -At -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake'")
+BUILD="extension $EXT_VERSION, $SO installed $(date -u -r "$SO" '+%Y-%m-%d %H:%M:%S UTC'), sha256 $(sha256sum "$SO" | cut -c1-16)"
+if REV=$(git -C "$HERE/../.." rev-parse --short HEAD 2>/dev/null); then
+    BUILD="$BUILD, source tree at commit $REV$(git -C "$HERE/../.." diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')"
+fi
+echo "command: ${CMD% }"
+echo "build:   $BUILD"
+echo "servers: fsync=off (no durability needed for a benchmark), jit=off (JIT compilation would"
+echo "         distort per-row costs), autovacuum=off (it would compete for the 2 cores after the"
+echo "         inserts), shared_buffers=512MB, max_connections=30; client and servers share the machine"
+echo
+
+"$CLIENT" "${QUICK[@]}" "${EXTRA[@]}" \
+    --conn-a "host=$DIR_A port=$PORT_A user=postgres dbname=postgres" \
+    --conn-b "host=$DIR_B port=$PORT_B user=postgres dbname=postgres" \
+    --note "command: ${CMD% }" \
+    --note "build: $BUILD" \
+    --note "servers started by bench.sh with fsync=off, jit=off (JIT would distort per-row costs), autovacuum=off, shared_buffers=512MB; inserts go to UNLOGGED tables without an index (the generator, not index maintenance, is measured)"
