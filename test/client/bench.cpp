@@ -57,6 +57,8 @@
 #include <thread>
 #include <vector>
 
+#include "start_gate.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -414,40 +416,7 @@ std::string kb_text(long kb) {
 
 // ------------------------------------------------------------ start gate --
 
-// Every worker connects first, then all start at once: connection set-up is
-// not part of the measured time.
-class StartGate {
- public:
-  explicit StartGate(size_t n) : expected_(n) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lk(mu_);
-    ++arrived_;
-    cv_.notify_all();
-    cv_.wait(lk, [this] { return open_; });
-  }
-  void wait_all_arrived() {
-    std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [this] { return arrived_ == expected_; });
-  }
-  void open() {
-    std::lock_guard<std::mutex> lk(mu_);
-    open_ = true;
-    start_ = Clock::now();
-    cv_.notify_all();
-  }
-  Clock::time_point start() {
-    std::lock_guard<std::mutex> lk(mu_);
-    return start_;
-  }
 
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t expected_;
-  size_t arrived_ = 0;
-  bool open_ = false;
-  Clock::time_point start_;
-};
 
 struct Worker {
   long long done = 0;  // statements (round trips) or rows (inserts)

@@ -33,6 +33,8 @@
 #include <thread>
 #include <vector>
 
+#include "start_gate.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -52,40 +54,7 @@ struct Options {
 
 const char *const kStmt = "sf_fetch";
 
-// Start gate: every session reports "connected" (or failed); the main thread
-// waits for all of them, takes the start time and opens the gate.
-class StartGate {
- public:
-  explicit StartGate(size_t n) : expected_(n) {}
 
-  // Called by a session thread once it has connected (or failed to).
-  // Blocks until the gate is opened.
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lk(mu_);
-    ++arrived_;
-    cv_.notify_all();
-    cv_.wait(lk, [this] { return open_; });
-  }
-
-  // Called by the main thread.
-  void wait_all_arrived() {
-    std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [this] { return arrived_ == expected_; });
-  }
-
-  void open() {
-    std::lock_guard<std::mutex> lk(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t expected_;
-  size_t arrived_ = 0;
-  bool open_ = false;
-};
 
 struct Session {
   size_t index = 0;
