@@ -35,6 +35,23 @@ inline Datum firewall(EntryBody body, FunctionCallInfo fcinfo) {
     pg_unreachable();
 }
 
+// The same for entry points that return nothing (_PG_init, background
+// worker mains): body is a plain function.
+inline void firewall_void(void (*body)()) {
+    static char message[256];
+    message[0] = '\0';
+    try {
+        body();
+        return;
+    } catch (const std::exception &e) {
+        strlcpy(message, e.what(), sizeof message);
+    } catch (...) {
+        strlcpy(message, "unknown C++ exception", sizeof message);
+    }
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                    errmsg("snowflake internal error: %s", message)));
+}
+
 }  // namespace sfpg
 
 // Declares the SQL-visible symbol `name` (with C linkage, exported) whose

@@ -6,7 +6,7 @@
 #include "wal_mark.hpp"
 #include "wall_clock.hpp"
 
-#include "pg_includes.hpp"
+#include "firewall.hpp"
 
 extern "C" {
 
@@ -14,7 +14,7 @@ PG_MODULE_MAGIC;
 
 PGDLLEXPORT void _PG_init(void);
 
-void _PG_init(void) {
+static void init_module() {
     // Shared memory, the LWLock, the reserver and the PGC_POSTMASTER
     // settings can only be set up while the postmaster preloads us.  Loaded
     // later (CREATE EXTENSION, a first call), we only decode; functions that
@@ -29,5 +29,7 @@ void _PG_init(void) {
     sfpg::register_registrar();
     sfpg::register_wal_mark_rmgr();
 }
+
+void _PG_init(void) { sfpg::firewall_void(init_module); }
 
 }  // extern "C"

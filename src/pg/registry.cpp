@@ -7,7 +7,7 @@
 #include "settings.hpp"
 #include "shared_state.hpp"
 
-#include "pg_includes.hpp"
+#include "firewall.hpp"
 extern "C" {
 #include "libpq-fe.h"
 #include "postmaster/postmaster.h"
@@ -144,7 +144,7 @@ extern "C" {
 
 PGDLLEXPORT void snowflake_registrar_main(Datum arg);
 
-void snowflake_registrar_main(Datum) {
+static void registrar_body() {
     using namespace sfpg;
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
@@ -162,5 +162,7 @@ void snowflake_registrar_main(Datum) {
     // Exit code 0: the claim is made (or we are shutting down); do not restart.
     proc_exit(0);
 }
+
+void snowflake_registrar_main(Datum) { sfpg::firewall_void(registrar_body); }
 
 }  // extern "C"

@@ -8,7 +8,7 @@
 #include "state_file.hpp"
 #include "wal_mark.hpp"
 
-#include "pg_includes.hpp"
+#include "firewall.hpp"
 
 namespace sfpg {
 
@@ -117,7 +117,7 @@ extern "C" {
 
 PGDLLEXPORT void snowflake_reserver_main(Datum arg);
 
-void snowflake_reserver_main(Datum) {
+static void reserver_body() {
     using namespace sfpg;
     pqsignal(SIGTERM, handle_sigterm);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -154,5 +154,7 @@ void snowflake_reserver_main(Datum) {
     // the postmaster restarts us after bgw_restart_time and we reopen.
     proc_exit(1);
 }
+
+void snowflake_reserver_main(Datum) { sfpg::firewall_void(reserver_body); }
 
 }  // extern "C"
