@@ -116,7 +116,6 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
     s->last_ms = ms;
     s->last_seq = seq + (n - 1);
     s->last_node = node;
-    s->last_id = first + (n - 1);  // parenthesised: first + n may pass INT64_MAX
     if (s->behind != (now < ms))  // written only when it changes: a colder line
         s->behind = now < ms;
     s->ids_issued += static_cast<uint64_t>(n);

@@ -1,7 +1,6 @@
 // snowflake_status(): one row describing the generator (the view of the same
 // name selects from it).
 #include "registry.hpp"
-#include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "wall_clock.hpp"
@@ -75,8 +74,9 @@ SNOWFLAKE_ENTRY(snowflake_status) {
         static_cast<snowflake::ClockPolicy>(sfpg::guc_clock_policy)));
     v[kMaxBackwardMs] = Int32GetDatum(sfpg::guc_max_clock_backward_ms);
     v[kRandomStart] = BoolGetDatum(sfpg::guc_random_sequence_start);
-    v[kLastId] = Int64GetDatum(gen.last_id);
-    nulls[kLastId] = gen.last_id < 0;
+    const int64 last_id = snowflake::last_issued_id(gen, l);
+    v[kLastId] = Int64GetDatum(last_id);
+    nulls[kLastId] = last_id < 0;
     v[kIdsIssued] = Int64GetDatum(static_cast<int64>(gen.ids_issued));
     v[kExhaustions] = Int64GetDatum(static_cast<int64>(gen.sequence_exhaustions));
     v[kBackwardEvents] = Int64GetDatum(static_cast<int64>(gen.backward_events));

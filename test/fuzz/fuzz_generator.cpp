@@ -98,7 +98,7 @@ void check_issued(const World &w, const GeneratorState &before, const Request &r
     const int64_t want = req.count < 1 ? 1 : req.count;
     FUZZ_CHECK(r.count >= 1 && r.count <= want);
     FUZZ_CHECK(r.first_id > w.max_issued);
-    FUZZ_CHECK(r.first_id > before.last_id);
+    FUZZ_CHECK(r.first_id > snowflake::last_issued_id(before, l));
     const int64_t last = r.first_id + (r.count - 1);
     FUZZ_CHECK(last >= r.first_id);  // no overflow
     IdParts a{}, b{};
@@ -121,7 +121,8 @@ void check_issued(const World &w, const GeneratorState &before, const Request &r
     if (ms > before.last_ms && !req.random_start)
         FUZZ_CHECK(a.sequence == 0);
     // The state now describes exactly this batch.
-    FUZZ_CHECK(w.s.last_ms == ms && w.s.last_id == last && w.s.last_seq == b.sequence);
+    FUZZ_CHECK(w.s.last_ms == ms && snowflake::last_issued_id(w.s, w.layout) == last &&
+               w.s.last_seq == b.sequence);
     FUZZ_CHECK(w.s.ids_issued == before.ids_issued + static_cast<uint64_t>(r.count));
     FUZZ_CHECK(w.s.reserved_ms == before.reserved_ms);
 }
@@ -131,7 +132,7 @@ void check_refused(const World &w, const GeneratorState &before, const Request &
     const GeneratorState &s = w.s;
     FUZZ_CHECK(s.last_ms == before.last_ms && s.last_seq == before.last_seq &&
                s.last_node == before.last_node && s.reserved_ms == before.reserved_ms &&
-               s.last_id == before.last_id && s.ids_issued == before.ids_issued);
+               s.ids_issued == before.ids_issued);
     const int64_t now = req.now_ms;
     switch (r.outcome) {
     case Outcome::Issued:
