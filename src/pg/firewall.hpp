@@ -18,26 +18,12 @@
 
 namespace sfpg {
 
-using EntryBody = Datum (*)(FunctionCallInfo);
-
-inline Datum firewall(EntryBody body, FunctionCallInfo fcinfo) {
-    static char message[256];
-    message[0] = '\0';
-    try {
-        return body(fcinfo);
-    } catch (const std::exception &e) {
-        strlcpy(message, e.what(), sizeof message);
-    } catch (...) {
-        strlcpy(message, "unknown C++ exception", sizeof message);
-    }
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-                    errmsg("snowflake internal error: %s", message)));
-    pg_unreachable();
-}
-
-// The same for entry points that return nothing (_PG_init, background
-// worker mains): body is a plain function.
-inline void firewall_void(void (*body)()) {
+// Runs body(); a C++ exception out of it becomes an ERROR, reported after
+// the catch block has been left.  F is a function or a capture-by-reference
+// lambda: trivially destructible, so an ereport longjmp inside body skips
+// nothing.
+template <typename F>
+inline void run_guarded(F &&body) {
     static char message[256];
     message[0] = '\0';
     try {
@@ -51,6 +37,18 @@ inline void firewall_void(void (*body)()) {
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                     errmsg("snowflake internal error: %s", message)));
 }
+
+using EntryBody = Datum (*)(FunctionCallInfo);
+
+// SQL functions.
+inline Datum firewall(EntryBody body, FunctionCallInfo fcinfo) {
+    Datum result = 0;
+    run_guarded([&] { result = body(fcinfo); });
+    return result;
+}
+
+// Entry points that return nothing (_PG_init, background worker mains).
+inline void firewall_void(void (*body)()) { run_guarded(body); }
 
 }  // namespace sfpg
 

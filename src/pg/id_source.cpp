@@ -167,10 +167,6 @@ void handle_refusal(const snowflake::Result &r, WaitState *w) {
     }
 }
 
-}  // namespace
-
-namespace {
-
 // Once recovery has ended it never resumes in this backend's lifetime.
 bool recovery_done = false;
 

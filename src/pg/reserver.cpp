@@ -126,7 +126,6 @@ static void reserver_body() {
     SharedState *s = g_shared;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = MyLatch;
-    s->reserver_pid = MyProcPid;
     s->closed = false;  // a restarted reserver reopens after a close
     // Only new ids (or a waiting backend) make the node active: a restart
     // alone must not push the mark ahead of the clock.
@@ -147,7 +146,6 @@ static void reserver_body() {
     }
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = nullptr;
-    s->reserver_pid = 0;
     LWLockRelease(&s->lock);
     close_reservation(s);
     // Exit code 1 so that, if this was not a shutdown (pg_terminate_backend),

@@ -94,7 +94,6 @@ void shmem_startup() {
         s->lock_tranche_id = LWLockNewTrancheId();
         LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
-        s->reserver_pid = 0;
         s->closed = false;
         s->durable_writes = 0;
         s->node_worker_id = -1;

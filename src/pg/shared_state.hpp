@@ -29,7 +29,6 @@ struct SharedState {
     int32_t node_worker_id;             // -1: no identity (yet)
     int lock_tranche_id;
     alignas(64) Latch *reserver_latch;  // set by the reserver, read to wake it
-    int reserver_pid;
     bool closed;                  // shutting down: the reserver no longer extends
     bool reservation_wanted;      // a backend waits for the mark (guarded by lock)
     uint64_t durable_writes;      // state-file writes since start (guarded by lock)

@@ -57,6 +57,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli.hpp"
 #include "start_gate.hpp"
 
 namespace {
@@ -105,15 +106,7 @@ struct Options {
 }
 
 long parse_long(const char *name, const char *s, long min) {
-  char *end = nullptr;
-  errno = 0;
-  const long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < min) {
-    std::fprintf(stderr, "sf_bench: bad value for --%s: '%s' (need integer >= %ld)\n", name, s,
-                 min);
-    std::exit(2);
-  }
-  return v;
+  return parse_long_option("sf_bench", name, s, min);
 }
 
 double parse_seconds(const char *name, const char *s) {

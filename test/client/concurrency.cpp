@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli.hpp"
 #include "start_gate.hpp"
 
 namespace {
@@ -224,15 +225,7 @@ void run_session(const Options &opt, Session &s, StartGate &gate) {
 }
 
 long parse_long(const char *name, const char *s, long min) {
-  char *end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < min) {
-    std::fprintf(stderr, "sf_concurrency: bad value for --%s: '%s' (need integer >= %ld)\n",
-                 name, s, min);
-    std::exit(2);
-  }
-  return v;
+  return parse_long_option("sf_concurrency", name, s, min);
 }
 
 Options parse_args(int argc, char **argv) {
