@@ -158,10 +158,15 @@ const char *layout_from(const char *dc_bits, const char *w_bits, const char *s_b
                  "The layout %d/%d/%d (datacenter/worker/sequence bits) is invalid: %s.",
                  l.datacenter_bits, l.worker_bits, l.sequence_bits,
                  snowflake::layout_error_text(e));
-        const bool seq = e == snowflake::LayoutError::SequenceTooNarrow;
-        *bad_text = seq ? s_bits : (s_bits ? s_bits : (w_bits ? w_bits : dc_bits));
-        if (!*bad_text)
-            *bad_text = "";
+        // Name a width the configuration set (sequence first: the only one
+        // that can be too narrow on its own), with its own text.
+        for (int i = 2; i >= 0; i--) {
+            if (widths[i].text) {
+                *bad_text = widths[i].text;
+                return widths[i].name;
+            }
+        }
+        *bad_text = "";
         return "snowflake.sequence_bits";
     }
     if (epoch && !epoch_value(epoch, &l.epoch_ms)) {

@@ -57,6 +57,7 @@ my @bad = (
 	[ 'snowflake.datacenter_id = 32',      'snowflake.datacenter_id', 'Valid values are 0 to 31' ],
 	[ 'snowflake.sequence_bits = 0',       'snowflake.sequence_bits', 'sequence_bits must be at least 1' ],
 	[ 'snowflake.sequence_bits = 20',      'snowflake.sequence_bits', 'at least 35 timestamp bits' ],
+	[ 'snowflake.datacenter_bits = 20',    'snowflake.datacenter_bits', 'at least 35 timestamp bits' ],
 	[ 'snowflake.worker_bits = 64',        'snowflake.worker_bits',   'Valid values are 0 to 27' ],
 	[ "snowflake.epoch = 'yesterday'",     'snowflake.epoch',         'integer number of milliseconds' ],
 	[ "snowflake.epoch = '2999-01-01'",    'snowflake.epoch',         'between 1970-01-01 UTC and now' ],
