@@ -260,8 +260,23 @@ bool take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r) {
 
 }  // namespace
 
-int64_t take_ids(int64_t want, int64_t *first) {
-    check_loaded_and_primary();
+namespace {
+
+// Read after the word (try_fast calls it after loading it): a clock read
+// before the word could be older than ids other processes issued meanwhile
+// -- a false step backwards.
+snowflake::FastView fast_view(SharedState *s) {
+    pg_read_barrier();
+    snowflake::FastView v;
+    v.node = static_cast<int64>(pg_atomic_read_u64(&s->node));
+    v.reserved_ms = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    v.now_ms = id_now_ms();
+    return v;
+}
+
+// Everything but one uncontended lock-free attempt: retries, waits for the
+// next millisecond, random sequence starts and the slow path.
+pg_noinline int64_t take_ids_loop(int64_t want, int64_t *first) {
     SharedState *s = g_shared;
     BackendCounters *counters = my_counters();
     snowflake::Request req{};
@@ -272,22 +287,11 @@ int64_t take_ids(int64_t want, int64_t *first) {
     req.random = guc_random_sequence_start ? random_u32() : 0;
     const int64_t first_seq = snowflake::first_sequence(g_layout, req);
     SharedWord word{&s->word};
-    // Read after the word (the template calls this after loading it): a
-    // clock read before it could be older than ids other processes issued
-    // meanwhile -- a false step backwards.
-    auto view = [s] {
-        pg_read_barrier();
-        snowflake::FastView v;
-        v.node = static_cast<int64>(pg_atomic_read_u64(&s->node));
-        v.reserved_ms = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
-        v.now_ms = id_now_ms();
-        return v;
-    };
     WaitState w;
     unsigned failures = 0;
     for (;;) {
-        const snowflake::AttemptResult a =
-            snowflake::try_fast(word, view, g_layout, want, first_seq, s->use_fetch_add);
+        const snowflake::AttemptResult a = snowflake::try_fast(
+            word, [s] { return fast_view(s); }, g_layout, want, first_seq, s->use_fetch_add);
         switch (a.outcome) {
         case snowflake::Attempt::Issued:
             count_issued(counters, a.first_id, a.count);
@@ -317,6 +321,26 @@ int64_t take_ids(int64_t want, int64_t *first) {
             count_wait(counters);
         handle_refusal(r, &w);
     }
+}
+
+}  // namespace
+
+int64_t take_ids(int64_t want, int64_t *first) {
+    check_loaded_and_primary();
+    // The common case, kept short: one attempt that takes the next id of
+    // the current millisecond.  Anything else goes round the full loop.
+    if (likely(!guc_random_sequence_start)) {
+        SharedState *s = g_shared;
+        SharedWord word{&s->word};
+        const snowflake::AttemptResult a = snowflake::try_fast(
+            word, [s] { return fast_view(s); }, g_layout, want, 0, s->use_fetch_add);
+        if (likely(a.outcome == snowflake::Attempt::Issued)) {
+            count_issued(my_counters(), a.first_id, a.count);
+            *first = a.first_id;
+            return a.count;
+        }
+    }
+    return take_ids_loop(want, first);
 }
 
 }  // namespace sfpg

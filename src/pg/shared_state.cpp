@@ -200,21 +200,18 @@ bool raise_word_to_mark(SharedState *s, int64_t mark_ms) {
     return true;
 }
 
-BackendCounters *my_counters() {
-    // Resolved once: a process keeps its PGPROC for life.
-    static BackendCounters *mine = nullptr;
-    if (unlikely(mine == nullptr)) {
+BackendCounters *g_my_counters = nullptr;
+
+void resolve_my_counters() {
 #if PG_VERSION_NUM >= 170000
-        const int index = MyProcNumber;
+    const int index = MyProcNumber;
 #else
-        const int index = MyProc != nullptr ? MyProc->pgprocno : -1;
+    const int index = MyProc != nullptr ? MyProc->pgprocno : -1;
 #endif
-        if (index < 0 || index >= g_shared->n_counters)
-            elog(ERROR, "snowflake: process number %d has no counter slot (%d slots)", index,
-                 g_shared->n_counters);
-        mine = &g_shared->counters()[index];
-    }
-    return mine;
+    if (index < 0 || index >= g_shared->n_counters)
+        elog(ERROR, "snowflake: process number %d has no counter slot (%d slots)", index,
+             g_shared->n_counters);
+    g_my_counters = &g_shared->counters()[index];
 }
 
 snowflake::StateRecord current_record(int64_t mark_unix_ms) {

@@ -77,8 +77,15 @@ void set_node_identity(SharedState *s, int datacenter_id, int worker_id);
 // Returns false if the word was already there.
 bool raise_word_to_mark(SharedState *s, int64_t mark_ms);
 
-// This process's counters.
-BackendCounters *my_counters();
+// This process's counters (resolved on first use: a process keeps its PGPROC
+// for life).
+extern BackendCounters *g_my_counters;
+void resolve_my_counters();
+inline BackendCounters *my_counters() {
+    if (unlikely(g_my_counters == nullptr))
+        resolve_my_counters();
+    return g_my_counters;
+}
 
 // The record of the current configuration with the given mark.
 snowflake::StateRecord current_record(int64_t mark_unix_ms);
