@@ -141,6 +141,23 @@ $target->safe_psql('postgres', 'DROP DATABASE scratch');
 # Now give it its identity (a reload is enough).
 reload_case($target, 'SELECT worker_id = 2 FROM snowflake_status', 'snowflake.worker_id = 2');
 
+# --------------------------------------- another session's temp table
+{
+	my $session = $target->background_psql('postgres');
+	$session->query_safe('CREATE TEMP TABLE mine (id serial PRIMARY KEY)');
+	my $nsp = $session->query_safe('SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()');
+	chomp $nsp;
+	like($nsp, qr/^pg_temp_\d+$/, "the other session's temp schema: $nsp");
+	my ($ret, $out, $err) = $target->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT * FROM snowflake_convert_column('$nsp.mine', 'id')");
+	like($err, qr/ERROR:  0A000: cannot convert temporary tables of other sessions/,
+		"another session's temp table: refused (0A000)");
+	is($session->query_safe(q{SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+	                          WHERE attrelid = 'mine'::regclass AND attname = 'id'}), 'integer',
+		"another session's temp table: unchanged");
+	$session->quit;
+}
+
 # ------------------------------------------------- convert, then dump
 foreach my $db ('shop', 'shop_sf')
 {
