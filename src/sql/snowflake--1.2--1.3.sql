@@ -200,6 +200,13 @@ BEGIN
          WHERE c.oid = v_seq;
     END IF;
 
+    -- ------------------------------------------------- can we issue ids?
+    -- Not preloaded, no worker id, a standby: snowflake_nextval() says so
+    -- with its own message and hint.  The id is spent, which is harmless;
+    -- every id issued from now on is above it.  (Before any lock: on a
+    -- standby LOCK TABLE would fail first, with a less useful message.)
+    v_next := @extschema@.snowflake_nextval();
+
     -- --------------------------------- the column and every column that
     -- references it, directly or through a chain of foreign keys.  A
     -- referencing column is followed to the table it is defined in (a
@@ -211,6 +218,42 @@ BEGIN
     w_name := ARRAY[v_tab];
     i := 1;
     WHILE i <= cardinality(w_rel) LOOP
+        -- The tables this changes: must be ours (ALTER TABLE needs the owner
+        -- of every table it changes, and of every partition or child it
+        -- recurses to).  In a real run, locked before we look for what
+        -- references them, so that no foreign key can appear behind our back.
+        IF (i = 1 AND v_source <> 'snowflake') OR w_widen[i] THEN
+            FOR r IN
+                WITH RECURSIVE tree(relid) AS (
+                    SELECT w_rel[i]
+                    UNION
+                    SELECT h.inhrelid FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
+                SELECT c.oid,
+                       format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
+                                            ELSE quote_ident(n.nspname) END, c.relname) AS name
+                  FROM tree
+                  JOIN pg_catalog.pg_class c ON c.oid = tree.relid
+                  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE NOT pg_has_role(c.relowner, 'USAGE')
+                 ORDER BY c.oid <> w_rel[i], c.oid
+                 LIMIT 1
+            LOOP
+                IF r.oid = v_rel THEN
+                    RAISE EXCEPTION 'must be owner of table %', r.name USING ERRCODE = '42501';
+                END IF;
+                RAISE EXCEPTION 'must be owner of table %', r.name
+                    USING ERRCODE = '42501',
+                          DETAIL = CASE WHEN i = 1 THEN format('Converting column %I of table %s changes its partitions and inheritance children too.',
+                                                               v_col, v_tab)
+                                        ELSE format('Converting column %I of table %s changes column %I of table %s%s to bigint: %s.',
+                                                    v_col, v_tab, w_col[i], w_name[i],
+                                                    CASE WHEN r.oid <> w_rel[i] THEN ' and its partitions' ELSE '' END,
+                                                    w_why[i]) END;
+            END LOOP;
+            IF NOT dry_run THEN
+                EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', w_name[i]);
+            END IF;
+        END IF;
         FOR r IN
             WITH RECURSIVE tree(relid) AS (
                 SELECT w_rel[i]
@@ -282,38 +325,6 @@ BEGIN
         RAISE NOTICE 'column % of table % already uses snowflake ids', quote_ident(v_col), v_tab;
         RETURN;
     END IF;
-
-    -- ------------------------------------------------------- ownership
-    -- ALTER TABLE needs the owner of every table it changes, and of every
-    -- partition or child it recurses to.
-    FOR r IN
-        WITH RECURSIVE tree(relid, g) AS (
-            SELECT w_rel[g], g FROM generate_subscripts(w_rel, 1) g
-             WHERE g = 1 OR w_widen[g]
-            UNION
-            SELECT h.inhrelid, tree.g FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
-        SELECT c.oid, tree.g,
-               format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
-                                    ELSE quote_ident(n.nspname) END, c.relname) AS name
-          FROM tree
-          JOIN pg_catalog.pg_class c ON c.oid = tree.relid
-          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-         WHERE NOT pg_has_role(c.relowner, 'USAGE')
-         ORDER BY c.oid <> v_rel, c.oid
-         LIMIT 1
-    LOOP
-        IF r.oid = v_rel THEN
-            RAISE EXCEPTION 'must be owner of table %', r.name USING ERRCODE = '42501';
-        END IF;
-        RAISE EXCEPTION 'must be owner of table %', r.name
-            USING ERRCODE = '42501',
-                  DETAIL = CASE WHEN r.g = 1 THEN format('Converting column %I of table %s changes its partitions and inheritance children too.',
-                                                         v_col, v_tab)
-                                ELSE format('Converting column %I of table %s changes column %I of table %s%s to bigint: %s.',
-                                            v_col, v_tab, w_col[r.g], w_name[r.g],
-                                            CASE WHEN r.oid <> w_rel[r.g] THEN ' and its partitions' ELSE '' END,
-                                            w_why[r.g]) END;
-    END LOOP;
 
     -- ------------------------------------- columns that cannot change type
     FOR i IN 1 .. cardinality(w_rel) LOOP
@@ -480,11 +491,6 @@ BEGIN
         END IF;
     END IF;
 
-    -- ------------------------------------------------- can we issue ids?
-    -- Not preloaded, no worker id, a standby: snowflake_nextval() says so
-    -- with its own message and hint.  The id is spent, which is harmless.
-    v_next := @extschema@.snowflake_nextval();
-
     -- ------------------------------------------------------ statements
     SELECT 'LOCK TABLE ' || string_agg(f.name, ', ' ORDER BY f.first) || ' IN ACCESS EXCLUSIVE MODE;'
       INTO v_text
@@ -516,10 +522,11 @@ BEGIN
 
     -- ------------------------------------------------------------ run
     IF NOT dry_run THEN
-        EXECUTE v_stmts[1];     -- the LOCK: nobody inserts from here on
+        EXECUTE v_stmts[1];     -- the LOCK (held already, table by table, since the checks)
     END IF;
     -- Every id from now on is above v_next: the values already in the
-    -- column must be below it, or new ids could collide with old ones.
+    -- column (read under the lock) must be below it, or new ids could
+    -- collide with old ones.
     EXECUTE format('SELECT max(%I)::bigint FROM %s', v_col, v_tab) INTO v_max;
     IF v_max >= v_next THEN
         RAISE EXCEPTION 'cannot convert column % of table %: it holds values at or above the next snowflake id',

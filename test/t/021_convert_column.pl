@@ -158,6 +158,54 @@ reload_case($target, 'SELECT worker_id = 2 FROM snowflake_status', 'snowflake.wo
 	$session->quit;
 }
 
+# ------------------------------------------------------------- locks
+# The converter takes ACCESS EXCLUSIVE on the table and on every table whose
+# column widens.  Behind a reader of a referencing table it waits, holding
+# the table it locked first; with a lock_timeout it gives up, nothing changed.
+$target->safe_psql('postgres', 'CREATE DATABASE locks');
+$target->safe_psql('locks', q{
+CREATE EXTENSION snowflake;
+CREATE TABLE parent (id serial PRIMARY KEY);
+CREATE TABLE child (parent_id integer REFERENCES parent);
+INSERT INTO parent SELECT FROM generate_series(1, 10);
+INSERT INTO child SELECT id FROM parent;
+});
+my $types_sql = q{
+SELECT string_agg(attrelid::regclass || '.' || attname || ' ' || format_type(atttypid, atttypmod), ', '
+                  ORDER BY attrelid::regclass::text)
+FROM pg_attribute WHERE attrelid IN ('parent'::regclass, 'child'::regclass) AND attname IN ('id', 'parent_id')};
+my $reader = $target->background_psql('locks');
+$reader->query_safe('BEGIN');
+$reader->query_safe('SELECT count(*) FROM child');
+{
+	my ($ret, $out, $err) = $target->psql('locks',
+		"SET lock_timeout = '100ms';\nSELECT * FROM snowflake_convert_column('parent', 'id')");
+	like($err, qr/canceling statement due to lock timeout/,
+		'behind a reader of the referencing table, with lock_timeout: gives up');
+	is($target->safe_psql('locks', $types_sql), 'child.parent_id integer, parent.id integer',
+		'... and nothing changed');
+}
+my $converter = $target->background_psql('locks');
+my $converter_pid = $converter->query_safe('SELECT pg_backend_pid()');
+$converter->query_until(qr/converting/,
+	"\\echo converting\nSELECT count(*) FROM snowflake_convert_column('parent', 'id');\n");
+$target->poll_query_until('locks', qq{
+SELECT count(*) = 1 FROM pg_locks
+WHERE pid = $converter_pid AND relation = 'child'::regclass AND mode = 'AccessExclusiveLock' AND NOT granted})
+  or die 'the converter never waited for the lock on child';
+is($target->safe_psql('locks', qq{
+SELECT count(*) FROM pg_locks
+WHERE pid = $converter_pid AND relation = 'parent'::regclass AND mode = 'AccessExclusiveLock' AND granted}),
+	'1', 'waiting for child, the converter holds ACCESS EXCLUSIVE on parent');
+is($target->safe_psql('locks', $types_sql), 'child.parent_id integer, parent.id integer',
+	'nothing changed while it waits');
+$reader->query_safe('COMMIT');
+$reader->quit;
+$converter->quit;    # waits for the conversion to finish
+is($target->safe_psql('locks', $types_sql), 'child.parent_id bigint, parent.id bigint',
+	'once the reader is gone, the conversion completes');
+$target->safe_psql('postgres', 'DROP DATABASE locks');
+
 # ------------------------------------------------- convert, then dump
 foreach my $db ('shop', 'shop_sf')
 {
