@@ -369,8 +369,8 @@ SELECT * FROM pg_temp.refused($$SELECT snowflake_convert_column('r_high', 'id', 
 SELECT * FROM pg_temp.cols('r_high');
 
 -- Views and rules (and triggers, policies, generated columns, SQL-body
--- functions, row-type columns) on a column that must change type: all of
--- them are listed, wherever they are in the chain.
+-- functions, publication column lists, row-type columns) on a column that
+-- must change type: all of them are listed, wherever they are in the chain.
 CREATE TABLE d_parent (id serial PRIMARY KEY);
 CREATE TABLE d_child (parent_id integer REFERENCES d_parent, v int);
 CREATE TABLE d_log (parent_id integer);
@@ -384,6 +384,9 @@ CREATE POLICY d_pol ON d_child USING (parent_id > 0);
 ALTER TABLE d_child ADD COLUMN twice bigint GENERATED ALWAYS AS (parent_id * 2) STORED;
 CREATE FUNCTION d_max() RETURNS integer LANGUAGE sql BEGIN ATOMIC SELECT max(parent_id) FROM d_child; END;
 CREATE TABLE d_rowtype (r d_parent);
+SET client_min_messages = error;   -- (it warns that wal_level is not logical: not needed here)
+CREATE PUBLICATION d_pub FOR TABLE d_child (parent_id, v);
+RESET client_min_messages;
 SELECT * FROM pg_temp.refused($$SELECT snowflake_convert_column('d_parent', 'id')$$);
 SELECT * FROM pg_temp.refused($$SELECT snowflake_convert_column('d_parent', 'id', dry_run => true)$$);
 -- Out of the way, in one transaction: drop, convert, create again.
@@ -396,6 +399,7 @@ DROP POLICY d_pol ON d_child;
 ALTER TABLE d_child DROP COLUMN twice;
 DROP FUNCTION d_max();
 DROP TABLE d_rowtype;
+DROP PUBLICATION d_pub;
 SELECT * FROM snowflake_convert_column('d_parent', 'id');
 CREATE VIEW d_parent_view AS SELECT id FROM d_parent;
 COMMIT;

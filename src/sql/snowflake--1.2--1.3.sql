@@ -62,7 +62,6 @@ DECLARE
     v_detail text;
     v_next bigint;
     v_max bigint;
-    v_alter text;
     v_stmts text[] := ARRAY[]::text[];
 BEGIN
     -- ---------------------------------------------------------------- inputs
@@ -365,9 +364,10 @@ BEGIN
         END LOOP;
     END LOOP;
 
-    -- Views, rules, triggers, policies, SQL-body functions and generated
-    -- columns on a column that changes type block ALTER COLUMN TYPE, and so
-    -- does a column of another table typed with the table's row type.
+    -- Views, rules, triggers, policies, SQL-body functions, publication
+    -- column lists and WHERE clauses, and generated columns on a column that
+    -- changes type block ALTER COLUMN TYPE, and so does a column of another
+    -- table typed with the table's row type.
     SELECT string_agg(line, E'\n' ORDER BY line) INTO v_detail
       FROM (
         WITH RECURSIVE tree(relid, col) AS (
@@ -406,6 +406,11 @@ BEGIN
                       FROM pg_catalog.pg_policy po JOIN qual q ON q.oid = po.polrelid WHERE po.oid = d.objid)
                  WHEN 'pg_catalog.pg_proc'::regclass THEN
                    format('function %s', d.objid::regprocedure)
+                 WHEN 'pg_catalog.pg_publication_rel'::regclass THEN
+                   (SELECT format('publication %I (its column list or WHERE clause)', pub.pubname)
+                      FROM pg_catalog.pg_publication_rel pr
+                      JOIN pg_catalog.pg_publication pub ON pub.oid = pr.prpubid
+                     WHERE pr.oid = d.objid)
                  ELSE
                    (SELECT format('generated column %I of table %s', ga.attname, q.name)
                       FROM pg_catalog.pg_attrdef ad
@@ -418,7 +423,8 @@ BEGIN
             ON d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid = cols.relid
            AND d.refobjsubid = cols.attnum
          WHERE d.classid IN ('pg_catalog.pg_rewrite'::regclass, 'pg_catalog.pg_trigger'::regclass,
-                             'pg_catalog.pg_policy'::regclass, 'pg_catalog.pg_proc'::regclass)
+                             'pg_catalog.pg_policy'::regclass, 'pg_catalog.pg_proc'::regclass,
+                             'pg_catalog.pg_publication_rel'::regclass)
             OR (d.classid = 'pg_catalog.pg_attrdef'::regclass
                 AND EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad
                              WHERE ad.oid = d.objid AND ad.adnum <> cols.attnum))
