@@ -23,6 +23,9 @@ ROOT=$(cd "$HERE/../.." && pwd)
 CLIENT=${1:?usage: clients.sh sqlalchemy|node|libpqxx [WORKDIR]}
 DIR=${2:-/var/tmp/snowflake-clients-$CLIENT}
 WORKER_ID=7
+# Debian's Python, whose packages are the ones installed below (a python3
+# earlier on PATH, pyenv's say, would not see them).
+PY=/usr/bin/python3
 case "$CLIENT" in
     sqlalchemy) PORT=${SF_PORT:-54341} ;;
     node) PORT=${SF_PORT:-54342} ;;
@@ -40,8 +43,8 @@ apt_install() {
 # --- what the client needs
 case "$CLIENT" in
     sqlalchemy)
-        python3 -c 'import sqlalchemy, psycopg2' 2>/dev/null || apt_install python3-sqlalchemy python3-psycopg2
-        python3 -c 'import sqlalchemy, psycopg2; print("SQLAlchemy", sqlalchemy.__version__, "psycopg2", psycopg2.__version__)'
+        "$PY" -c 'import sqlalchemy, psycopg2' 2>/dev/null || apt_install python3 python3-sqlalchemy python3-psycopg2
+        "$PY" -c 'import sqlalchemy, psycopg2; print("SQLAlchemy", sqlalchemy.__version__, "psycopg2", psycopg2.__version__)'
         ;;
     node)
         # Debian's nodejs and npm, unless the machine already has a node with npm.
@@ -74,7 +77,7 @@ sf_psql "$SERVER" -d clients -c "CREATE EXTENSION snowflake"
 case "$CLIENT" in
     sqlalchemy)
         SF_DSN="postgresql+psycopg2://postgres@/clients?host=$SERVER&port=$PORT" SF_WORKER_ID=$WORKER_ID \
-            python3 "$ROOT/test/clients/python/test_sqlalchemy.py"
+            "$PY" "$ROOT/test/clients/python/test_sqlalchemy.py"
         ;;
     node)
         (cd "$DIR/node" && PGHOST=$SERVER PGPORT=$PORT PGUSER=postgres PGDATABASE=clients \
