@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "pqxx_compat.hpp"
 #include "start_gate.hpp"
 
 namespace {
@@ -520,10 +521,12 @@ void run_bulk(pqxx::connection &c, std::vector<BulkItem> &items, const Layout &l
   }
 }
 
-BulkItem &find_item(std::vector<BulkItem> &items, const std::string &label) {
+// The label is a const char *: GCC 13+ warns (-Wdangling-reference) about a
+// reference returned from a call that took a temporary std::string.
+BulkItem &find_item(std::vector<BulkItem> &items, const char *label) {
   for (auto &it : items)
     if (it.label == label) return it;
-  throw std::logic_error("no bulk item " + label);
+  throw std::logic_error(std::string("no bulk item ") + label);
 }
 
 // Per-repetition difference a - b (the repetitions are paired).
@@ -558,12 +561,12 @@ double round_trip_run(const std::string &conninfo, int clients, const std::strin
                                       std::chrono::duration<double>(duration));
     pqxx::nontransaction tx(c);  // no BEGIN/COMMIT: each statement autocommits
     {
-      pqxx::result r = tx.exec_prepared("rt");
+      pqxx::result r = sf::exec_prepared(tx, "rt");
       if (r.size() != 1 || r[0][0].is_null()) throw std::runtime_error("bad result: " + sql);
       ++w.done;
     }
     while (Clock::now() < deadline) {
-      tx.exec_prepared("rt");
+      sf::exec_prepared(tx, "rt");
       ++w.done;
     }
   };
@@ -629,7 +632,7 @@ double insert_run(const Options &o, const InsertVariant &v, int sessions, long &
     pqxx::nontransaction tx(c);
     for (long long a = lo; a <= hi; a += o.chunk) {
       const long long b = std::min(hi, a + o.chunk - 1);
-      pqxx::result r = tx.exec_prepared("ins", a, b);
+      pqxx::result r = sf::exec_prepared(tx, "ins", a, b);
       w.done += r.affected_rows();
     }
   };
