@@ -2,6 +2,7 @@
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
+#include "upgrade_guard.hpp"
 
 #include "pg_includes.hpp"
 #include "registry.hpp"
@@ -41,7 +42,9 @@ void shmem_request() {
 void load_mark(SharedState *s) {
     snowflake::StateRecord stored;
     int64_t mark_unix = -1;
-    if (read_state_file(&stored)) {
+    const bool have_file = read_state_file(&stored);
+    check_upgrade_marker(have_file);
+    if (have_file) {
         snowflake::ConfigVerdict v = snowflake::check_config_change(
             stored, g_layout, guc_datacenter_id, guc_worker_id);
         if (v.refused_setting)
