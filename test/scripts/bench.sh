@@ -83,7 +83,7 @@ done
 
 CMD="bash test/scripts/bench.sh $ARGS"
 # Which build was measured: the installed library changes as the code does.
-SO="$("$PG_CONFIG" --pkglibdir)/snowflake.so"
+SO="$("$(sf_pg_config)" --pkglibdir)/snowflake.so"
 EXT_VERSION=$(sf_psql "$DIR_A" -d postgres -At -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake'")
 BUILD="extension $EXT_VERSION, $SO installed $(date -u -r "$SO" '+%Y-%m-%d %H:%M:%S UTC'), sha256 $(sha256sum "$SO" | cut -c1-16)"
 if REV=$(git -C "$HERE/../.." rev-parse --short HEAD 2>/dev/null); then
