@@ -47,11 +47,17 @@ void load_mark(SharedState *s) {
     if (have_file) {
         snowflake::ConfigVerdict v = snowflake::check_config_change(
             stored, g_layout, guc_datacenter_id, guc_worker_id);
+        static char refused[200];
+        snowflake::refused_settings_text(v, refused, sizeof refused);
+        const bool several = v.refused_count > 1;
         if (v.refused_setting)
             ereport(ERROR,
                     (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                     errmsg("%s differs from the value the ids of this node were issued under",
-                            v.refused_setting),
+                     errmsg(several ? "%s differ from the values the ids of this node were issued "
+                                      "under"
+                                    : "%s differs from the value the ids of this node were issued "
+                                      "under",
+                            refused),
                      errdetail("snowflake.state records epoch %lld and layout %d/%d/%d "
                                "(datacenter/worker/sequence bits); the configuration has epoch "
                                "%lld and layout %d/%d/%d. New ids could collide with ids "
@@ -62,9 +68,11 @@ void load_mark(SharedState *s) {
                                static_cast<long long>(g_layout.epoch_ms),
                                g_layout.datacenter_bits, g_layout.worker_bits,
                                g_layout.sequence_bits),
-                     errhint("Restore the previous value of %s, or follow \"Changing the epoch "
-                             "or layout\" in the snowflake README.",
-                             v.refused_setting)));
+                     errhint(several ? "Restore the previous values of %s, or follow \"Changing "
+                                       "the epoch or layout\" in the snowflake README."
+                                     : "Restore the previous value of %s, or follow \"Changing "
+                                       "the epoch or layout\" in the snowflake README.",
+                             refused)));
         if (v.node_changed)
             ereport(LOG, (errmsg("snowflake node identity changed from datacenter %lld worker "
                                  "%lld to datacenter %d worker %d",
