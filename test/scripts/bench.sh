@@ -78,6 +78,15 @@ CREATE SEQUENCE s100 CACHE 100;
 CREATE UNLOGGED TABLE t_const (id bigint DEFAULT 0, v integer);
 CREATE UNLOGGED TABLE t_sf (id bigint DEFAULT snowflake_nextval(), v integer);
 CREATE UNLOGGED TABLE t_s1 (id bigint DEFAULT nextval('s1'), v integer);
+-- UUID keys for comparison: gen_random_uuid() (v4, random) everywhere,
+-- uuidv7() (time-ordered) where the server has it (PostgreSQL 18).
+CREATE UNLOGGED TABLE t_uuid4 (id uuid DEFAULT gen_random_uuid(), v integer);
+DO $$
+BEGIN
+    IF current_setting('server_version_num')::int >= 180000 THEN
+        CREATE UNLOGGED TABLE t_uuid7 (id uuid DEFAULT uuidv7(), v integer);
+    END IF;
+END $$;
 SQL
 done
 
