@@ -362,7 +362,7 @@ void define_settings(bool preloading) {
     define_registry_setting();
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
     EmitWarningsOnPlaceholders("snowflake");
 #endif
 }

@@ -125,7 +125,7 @@ void install_shmem_hooks() {
 #if PG_VERSION_NUM >= 150000
     prev_shmem_request_hook = shmem_request_hook;
     shmem_request_hook = shmem_request;
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
     request_shmem();
 #endif
     prev_shmem_startup_hook = shmem_startup_hook;

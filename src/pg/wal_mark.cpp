@@ -86,8 +86,10 @@ void log_mark(int64_t mark_unix_ms) {
     XLogFlush(XLogInsert(kRmgrId, kInfoMark));
 }
 
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
 
+// No custom WAL resource managers before 15: no marks in the WAL, so a
+// promoted standby is not protected (README: "PostgreSQL versions").
 void register_wal_mark_rmgr() {}
 void log_mark(int64_t) {}
 

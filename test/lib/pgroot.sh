@@ -101,11 +101,13 @@ sf_root_ensure() {
             debootstrap --variant=minbase "$suite" "$r.new" "$SF_MIRROR" || return 1
             echo "deb $SF_MIRROR $suite main" >"$r.new/etc/apt/sources.list"
             # No service starts inside the root, and no cluster of Debian's
-            # own: the suites run their servers themselves.
+            # own: the suites run their servers themselves.  (Clusters made
+            # by hand with pg_createcluster still include conf.d, as on Debian.)
             printf '#!/bin/sh\nexit 101\n' >"$r.new/usr/sbin/policy-rc.d"
             chmod 755 "$r.new/usr/sbin/policy-rc.d"
             mkdir -p "$r.new/etc/postgresql-common"
-            echo "create_main_cluster = false" >"$r.new/etc/postgresql-common/createcluster.conf"
+            printf "create_main_cluster = false\ninclude_dir = 'conf.d'\n" \
+                >"$r.new/etc/postgresql-common/createcluster.conf"
             mv "$r.new" "$r"
         fi
         sf_root_mount "$r"
