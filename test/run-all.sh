@@ -79,7 +79,10 @@ add_pg15() { stage_pg15 && sf_root_add_pg15 "$1" "$WORK/pg15-for-upgrade/stage";
 in_root() {
     local v=$1 counts=$2 r
     r=$(sf_root_path "$v")
-    root_suite "$counts" "pg$v/debian-root" sf_root_ensure "$v" /dev/stdout || return
+    if ! root_suite "$counts" "pg$v/debian-root" sf_root_ensure "$v" /dev/stdout; then
+        sf_root_umount "$r"
+        return
+    fi
     sf_root_mount "$r"
     # shellcheck disable=SC2064
     trap "sf_root_umount '$r'" EXIT
