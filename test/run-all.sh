@@ -56,6 +56,7 @@ root_suite() {
         echo "FAILED ($((SECONDS - start)) s), last lines of $log:"
         tail -n 40 "$log" | sed 's/^/    /'
         echo "0 1" >>"$counts"
+        echo "$name" >>"$LOGS/failed-suites"
         return 1
     fi
 }
@@ -97,9 +98,11 @@ in_root() {
     sf_root_run "$r" "${env[@]}" bash "$ROOT_WORK/checkout/test/run-version.sh" "$v" "$ROOT_WORK/pg$v"
     if [ -f "$r$ROOT_WORK/pg$v/counts" ]; then
         cat "$r$ROOT_WORK/pg$v/counts" >>"$counts"
+        cat "$r$ROOT_WORK/pg$v/failed-suites" >>"$LOGS/failed-suites" 2>/dev/null
     else
         echo "pg$v: run-version.sh ended without counting its suites"
         echo "0 1" >>"$counts"
+        echo "pg$v/run-version" >>"$LOGS/failed-suites"
     fi
 }
 
@@ -123,6 +126,7 @@ done
 if selected 15; then
     bash "$ROOT/test/run-version.sh" 15 "$WORK/pg15"
     cp "$WORK/pg15/counts" "$LOGS/pg15.counts" 2>/dev/null || echo "0 1" >"$LOGS/pg15.counts"
+    cat "$WORK/pg15/failed-suites" >>"$LOGS/failed-suites" 2>/dev/null
 fi
 for i in "${!pids[@]}"; do
     # Shows each root's lines as they come (at once if it has finished).
@@ -139,5 +143,6 @@ for c in "$LOGS/packaging.counts" $(for v in $VERSIONS; do echo "$LOGS/pg$v.coun
     done <"$c"
 done
 echo
+[ -s "$LOGS/failed-suites" ] && echo "failed suites: $(tr '\n' ' ' <"$LOGS/failed-suites")"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

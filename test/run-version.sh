@@ -7,7 +7,8 @@
 #   bash test/run-version.sh VERSION WORKDIR
 #
 # Copies the tree to WORKDIR/src (owned by postgres), prints one line per
-# suite, named pgVERSION/SUITE, and writes "PASSED FAILED" to WORKDIR/counts.
+# suite, named pgVERSION/SUITE, and writes "PASSED FAILED" to WORKDIR/counts
+# (and the names of failed suites to WORKDIR/failed-suites).
 # Logs are in WORKDIR/logs.  Exits non-zero if a suite failed.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +35,7 @@ run_suite() {
         echo "ok ($((SECONDS - start)) s)"
     else
         failed=$((failed + 1))
+        echo "$name" >>"$WORK/failed-suites"
         echo "FAILED ($((SECONDS - start)) s), last lines of $log:"
         tail -n 40 "$log" | sed 's/^/    /'
         # pg_regress leaves its diffs next to the tests.
@@ -74,6 +76,7 @@ if [ "$V" = 15 ]; then
     # The core has no PostgreSQL in it: its tests run once, here.
     run_suite unit-core as_postgres make -C "$SRC/test/unit" run
     run_suite unit-core-sanitizers as_postgres make -C "$SRC/test/unit" sanitize
+    run_suite unit-core-tsan as_postgres make -C "$SRC/test/unit" tsan
     run_suite unit-core-valgrind as_postgres make -C "$SRC/test/unit" valgrind
     run_suite fuzz-20s-each as_postgres make -C "$SRC/test/fuzz" run SECONDS=20
 fi

@@ -36,10 +36,8 @@ bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
 void publish(RegistryState state, int dc, int worker, const char *error) {
     SharedState *s = g_shared;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (state == RegistryState::Claimed) {
-        s->node_datacenter_id = dc;
-        s->node_worker_id = worker;
-    }
+    if (state == RegistryState::Claimed)
+        set_node_identity(s, dc, worker);
     strlcpy(s->registry_error, error ? error : "", sizeof s->registry_error);
     s->registry_state = state;
     LWLockRelease(&s->lock);

@@ -24,11 +24,12 @@
 //   (e) concurrent inserts: 1, 2, 8 sessions into one UNLOGGED table, on A
 //       (where the floor can exceed the 4.096 M/s cap) and on B.
 //   (f) memory: shared memory the extension requests, peak RSS of processes.
-//   (g) index size: N rows (10 M) into a table with a PRIMARY KEY of each
+//   (h) index size: N rows (10 M) into a table with a PRIMARY KEY of each
 //       key type, one session; the primary key's size, its leaf density
 //       (pgstattuple, if installed) and the load time.
 //
-// On PostgreSQL 18, uuidv7() joins gen_random_uuid() in (a), (e) and (g).
+// On PostgreSQL 18, uuidv7() joins gen_random_uuid() in (a), (e) and (h).
+// ((g) is bench.sh's sessions sweep, test/client/sweep.cpp.)
 //
 // No timing assertions: exit 0 when everything ran and produced numbers,
 // 2 on any error (server error, lost connection, wrong row counts, usage).
@@ -108,7 +109,7 @@ struct Options {
                "  --index-rows N     rows per key type in the index-size section\n"
                "                     (default 10000000; quick 100000)\n"
                "  --only LIST        run only these sections, comma-separated from\n"
-               "                     bulk (a, b, c), rt (d), insert (e), mem (f), index (g);\n"
+               "                     bulk (a, b, c), rt (d), insert (e), mem (f), index (h);\n"
                "                     default all\n"
                "  --note TEXT        a line printed with the machine facts (repeatable)\n"
                "exit: 0 ran and produced numbers, 2 error\n");
@@ -689,7 +690,7 @@ InsResult run_inserts(const Options &o, const std::vector<InsertVariant> &varian
   return res;
 }
 
-// ------------------------------------------------------- index size (g) --
+// ------------------------------------------------------- index size (h) --
 
 struct IndexKey {
   std::string label;  // the DEFAULT expression
@@ -722,7 +723,7 @@ std::vector<IndexResult> run_index_sizes(const Options &o, pqxx::connection &c) 
   std::vector<IndexResult> out;
   const long long chunk = std::max<long long>(o.chunk, 1000000);
   for (const IndexKey &k : keys) {
-    std::fprintf(stderr, "  (g) index size: %s, %ld rows\n", k.label.c_str(), o.index_rows);
+    std::fprintf(stderr, "  (h) index size: %s, %ld rows\n", k.label.c_str(), o.index_rows);
     run(c, "DROP TABLE IF EXISTS k_index");
     run(c, "CREATE UNLOGGED TABLE k_index (id " + k.type + " PRIMARY KEY DEFAULT " + k.expr +
                ", v integer)");
@@ -1133,7 +1134,7 @@ int bench(const Options &o) {
     std::fprintf(stderr, "sf_bench: index sizes\n");
     const std::vector<IndexResult> idx = run_index_sizes(o, ca);
     std::printf(
-        "## (g) Primary-key size after %ld rows, server A: one UNLOGGED table per key type "
+        "## (h) Primary-key size after %ld rows, server A: one UNLOGGED table per key type "
         "(id PRIMARY KEY DEFAULT <expr>, v integer), loaded by one session\n\n",
         o.index_rows);
     std::printf(

@@ -18,7 +18,7 @@ use Test::More;
 our @EXPORT = qw(
   new_node set_case set_clock start_node crash reload_case
   decode_id unix_ms_of now_unix_ms server_unix_ms
-  read_state state_path timed_psql status tree_root sf_concurrency
+  read_state state_path timed_psql status tree_root sf_concurrency worker_pid
 );
 
 # Defaults of the layout (SPEC §2): the tests decode ids themselves.
@@ -203,6 +203,24 @@ sub crash
 	die "processes of the killed server still alive: @left" if @left;
 	note "crashed postmaster $pm and its " . scalar(@kids) . " children";
 	return $at;
+}
+
+# Pid of the node's background worker titled "postgres: $title" (e.g.
+# "snowflake reserver"; with cluster_name, "postgres: NAME: $title"), or undef.
+sub worker_pid
+{
+	my ($node, $title) = @_;
+	open my $fh, '<', $node->data_dir . '/postmaster.pid' or return undef;
+	chomp(my $pm = <$fh>);
+	close $fh;
+	foreach my $pid (children_of($pm))
+	{
+		open my $c, '<', "/proc/$pid/cmdline" or next;
+		my $cmd = <$c> // '';
+		close $c;
+		return $pid if $cmd =~ /^postgres: (?:[^:\0]+: )?\Q$title\E\s*(\0|$)/ && alive($pid);
+	}
+	return undef;
 }
 
 sub now_unix_ms { return int(time * 1000); }
