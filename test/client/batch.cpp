@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "pqxx_compat.hpp"
 
 namespace {
 
@@ -76,7 +77,7 @@ std::string text_array(const std::vector<std::string> &v) {
 std::vector<int64_t> generate(pqxx::work &tx, long n) {
   std::vector<int64_t> ids;
   ids.reserve(static_cast<size_t>(n));
-  for (const auto &row : tx.exec_params("SELECT id FROM snowflake_generate($1) AS id", n))
+  for (const auto &row : sf::exec_params(tx, "SELECT id FROM snowflake_generate($1) AS id", n))
     ids.push_back(row[0].as<int64_t>());
   return ids;
 }
@@ -162,10 +163,10 @@ int main(int argc, char **argv) {
         }
       }
       // One statement per table.
-      tx.exec_params(
+      sf::exec_params(tx, 
           "INSERT INTO batch_orders (id, customer) SELECT * FROM unnest($1::bigint[], $2::text[])",
           int_array(oid), text_array(ocust));
-      tx.exec_params(
+      sf::exec_params(tx, 
           "INSERT INTO batch_lines (id, order_id, qty)"
           " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::integer[])",
           int_array(lid), int_array(lorder), int_array(lqty));
@@ -186,8 +187,8 @@ int main(int argc, char **argv) {
     {
       const pqxx::result res =
           tx.exec("SELECT id, id::text AS id_text, customer FROM batch_orders ORDER BY id");
-      bool same = res.size() == orders.size();
-      for (size_t i = 0; same && i < res.size(); ++i) {
+      bool same = static_cast<size_t>(res.size()) == orders.size();
+      for (size_t i = 0; same && i < static_cast<size_t>(res.size()); ++i) {
         same = res[i][0].as<int64_t>() == orders[i].id &&
                std::string(res[i][1].c_str()) == std::to_string(orders[i].id) &&
                std::string(res[i][2].c_str()) == orders[i].customer;
@@ -202,8 +203,8 @@ int main(int argc, char **argv) {
       const pqxx::result res = tx.exec(
           "SELECT l.id, l.order_id, l.qty, o.customer FROM batch_lines l"
           " JOIN batch_orders o ON o.id = l.order_id ORDER BY l.id");
-      bool same = res.size() == lines.size();
-      for (size_t i = 0; same && i < res.size(); ++i) {
+      bool same = static_cast<size_t>(res.size()) == lines.size();
+      for (size_t i = 0; same && i < static_cast<size_t>(res.size()); ++i) {
         same = res[i][0].as<int64_t>() == lines[i].id &&
                res[i][1].as<int64_t>() == lines[i].order_id &&
                res[i][2].as<long>() == lines[i].qty &&
@@ -219,7 +220,7 @@ int main(int argc, char **argv) {
       tx.exec("SAVEPOINT orphan");
       bool refused = false;
       try {
-        tx.exec_params("INSERT INTO batch_lines (order_id, qty) VALUES ($1, 1)", orphan);
+        sf::exec_params(tx, "INSERT INTO batch_lines (order_id, qty) VALUES ($1, 1)", orphan);
       } catch (const pqxx::foreign_key_violation &) {
         refused = true;
       }
