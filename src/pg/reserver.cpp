@@ -1,6 +1,7 @@
 // The durable high-water mark and the background worker that extends it.
 #include <csignal>
 
+#include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -139,6 +140,7 @@ static void reserver_body() {
             ProcessConfigFile(PGC_SIGHUP);
             publish_configured_identity(s, true);
         }
+        record_new_claim(s);
         reserve_ahead(s);
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kReserverTickMs,
                         PG_WAIT_EXTENSION);
