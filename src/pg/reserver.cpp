@@ -8,6 +8,7 @@
 #include "wall_clock.hpp"
 #include "state_file.hpp"
 #include "wal_mark.hpp"
+#include "worker_slots.hpp"
 
 #include "firewall.hpp"
 
@@ -108,6 +109,7 @@ void register_worker(const char *name, const char *function, int restart_s) {
     strlcpy(worker.bgw_name, name, BGW_MAXLEN);
     strlcpy(worker.bgw_type, name, BGW_MAXLEN);
     RegisterBackgroundWorker(&worker);
+    refuse_unless_registered(name);
 }
 
 void register_reserver() { register_worker("snowflake reserver", "snowflake_reserver_main", 1); }
