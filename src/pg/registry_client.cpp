@@ -25,8 +25,9 @@ long ms_left(TimestampTz deadline) {
 
 // The connection string's connect_timeout in ms (libpq's own rule: at least
 // 2 s), or our default if it sets none.
-long connect_timeout_ms(const char *conninfo) {
+long connect_timeout_ms(const char *conninfo, bool *from_conninfo) {
     long ms = kRegistryConnectTimeoutMs;
+    *from_conninfo = false;
     PQconninfoOption *opts = PQconninfoParse(conninfo, nullptr);
     if (opts == nullptr)
         return ms;  // PQconnectStart reports the syntax error
@@ -35,8 +36,10 @@ long connect_timeout_ms(const char *conninfo) {
             continue;
         char *end;
         const long s = strtol(o->val, &end, 10);
-        if (*end == '\0' && s > 0)
+        if (*end == '\0' && s > 0) {
             ms = (s < 2 ? 2 : s > 86400 ? 86400 : s) * 1000L;
+            *from_conninfo = true;
+        }
     }
     PQconninfoFree(opts);
     return ms;
@@ -74,7 +77,8 @@ ClientResult registry_connect(const char *conninfo, const volatile sig_atomic_t 
     // it, they are defaults it may override.
     const char *keys[] = {"fallback_application_name", "dbname", nullptr};
     const char *vals[] = {"snowflake registrar", conninfo, nullptr};
-    const long timeout_ms = connect_timeout_ms(conninfo);
+    bool from_conninfo;
+    const long timeout_ms = connect_timeout_ms(conninfo, &from_conninfo);
     const TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
     PGconn *conn = PQconnectStartParams(keys, vals, 1);
     if (conn == nullptr) {
@@ -94,9 +98,8 @@ ClientResult registry_connect(const char *conninfo, const volatile sig_atomic_t 
         }
         if (r == Ready::TimedOut) {
             PQfinish(conn);
-            snprintf(msg, msg_len,
-                     "could not connect to the registry: no answer within %ld s (connect_timeout)",
-                     timeout_ms / 1000);
+            snprintf(msg, msg_len, "could not connect to the registry: no answer within %ld s%s",
+                     timeout_ms / 1000, from_conninfo ? " (connect_timeout)" : "");
             return ClientResult::Failed;
         }
         status = PQconnectPoll(conn);
