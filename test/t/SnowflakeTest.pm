@@ -19,6 +19,7 @@ our @EXPORT = qw(
   new_node set_case set_clock start_node crash reload_case
   decode_id unix_ms_of now_unix_ms server_unix_ms
   read_state state_path timed_psql status tree_root sf_concurrency
+  worker_pid
 );
 
 # Defaults of the layout (SPEC §2): the tests decode ids themselves.
@@ -203,6 +204,26 @@ sub crash
 	die "processes of the killed server still alive: @left" if @left;
 	note "crashed postmaster $pm and its " . scalar(@kids) . " children";
 	return $at;
+}
+
+# Pid of the node's background worker titled $title ("snowflake registrar"),
+# or 0.  Found through /proc: workers without a database connection are not
+# in pg_stat_activity.
+sub worker_pid
+{
+	my ($node, $title) = @_;
+	open my $fh, '<', $node->data_dir . '/postmaster.pid' or return 0;
+	chomp(my $pm = <$fh> // '');
+	close $fh;
+	return 0 unless $pm =~ /^\d+$/;
+	foreach my $pid (children_of($pm))
+	{
+		open my $cf, '<', "/proc/$pid/cmdline" or next;
+		my $cmd = do { local $/; <$cf> } // '';
+		close $cf;
+		return $pid if $cmd =~ /\Q$title\E/ && alive($pid);
+	}
+	return 0;
 }
 
 sub now_unix_ms { return int(time * 1000); }
