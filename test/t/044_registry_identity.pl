@@ -130,7 +130,7 @@ is(registry_pair($key_a), $pa, 'the registry holds the same pair under that key'
 $pid = registrar_pid($node_a);
 ok($pid > 0, 'the registrar keeps running after its claim (it renews the claim)');
 $offset = -s $node_a->logfile;
-kill 'TERM', $pid;
+kill 'TERM', $pid if $pid > 0;    # (never 0: that is the process group)
 is(pair($node_a), $pa, 'registrar killed after its claim: the node keeps its pair');
 my $pid2 = new_registrar($node_a, $pid);
 ok($pid2 > 0, 'the registrar is started again');
@@ -214,7 +214,7 @@ $node_b->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $pid = new_registrar($node_b, 0);
 ok($pid > 0, 'node_b runs a registrar');
 is(pair($node_b), 'none', 'registry down: node_b has no pair yet');
-kill 'TERM', $pid;
+kill 'TERM', $pid if $pid > 0;    # (never 0: that is the process group)
 ok(new_registrar($node_b, $pid) > 0, 'registrar killed before its claim: it is started again');
 $registry->start;
 my $pb = claimed($node_b);

@@ -89,7 +89,7 @@ like($err, qr/snowflake.worker_id is not set and is waiting for the registry/,
 # once and the postmaster starts it again.
 my $pid = worker_pid($node, 'snowflake registrar');
 ok($pid > 0, 'the registrar runs');
-kill 'TERM', $pid;
+kill 'TERM', $pid if $pid > 0;    # (never 0: that is the process group)
 my $gone;
 foreach (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
 {
