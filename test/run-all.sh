@@ -52,6 +52,7 @@ run_suite build-and-install bash -c "make -C '$WORK/src' -j2 && make -C '$WORK/s
 chown -R postgres: "$WORK/src"
 run_suite unit-core as_postgres make -C "$WORK/src/test/unit" run
 run_suite unit-core-sanitizers as_postgres make -C "$WORK/src/test/unit" sanitize
+run_suite unit-core-tsan as_postgres make -C "$WORK/src/test/unit" tsan
 run_suite unit-core-valgrind as_postgres make -C "$WORK/src/test/unit" valgrind
 run_suite fuzz-20s-each as_postgres make -C "$WORK/src/test/fuzz" run SECONDS=20
 run_suite regress-preloaded as_postgres make -C "$WORK/src" installcheck

@@ -14,6 +14,13 @@ const char *clock_policy_name(ClockPolicy p) {
     return "unknown";
 }
 
+int64_t first_sequence(const Layout &layout, const Request &req) {
+    if (!req.random_start)
+        return 0;
+    const int64_t half = (layout.max_sequence() + 1) / 2;
+    return static_cast<int64_t>(req.random % static_cast<uint64_t>(half));
+}
+
 void start_after_mark(GeneratorState *state, int64_t mark_ms) {
     *state = GeneratorState{};
     state->last_ms = mark_ms < 0 ? -1 : mark_ms;
@@ -23,21 +30,19 @@ void start_after_mark(GeneratorState *state, int64_t mark_ms) {
     state->reserved_ms = state->last_ms;
     // A clock behind the mark after a restart counts as a step back from it.
     state->max_wall_ms = state->last_ms;
+    state->logical_high_ms = state->last_ms;
+}
+
+uint64_t word_of(const GeneratorState &s, const Layout &layout) {
+    if (s.last_node < 0)
+        return word_used_up(layout, s.last_ms);
+    return word_pack(layout, s.last_ms, s.last_node, static_cast<uint64_t>(s.last_seq) + 1);
 }
 
 namespace {
 
 Result make(Outcome o, int64_t wait_for_ms = 0, int64_t behind_ms = 0) {
     return Result{o, 0, 0, wait_for_ms, behind_ms};
-}
-
-// First sequence number of a fresh millisecond.  With random_start it is a
-// random offset in the lower half, so at least half the space stays usable.
-int64_t first_sequence(const Layout &layout, const Request &req) {
-    if (!req.random_start)
-        return 0;
-    const int64_t half = (layout.max_sequence() + 1) / 2;
-    return static_cast<int64_t>(req.random % static_cast<uint64_t>(half));
 }
 
 // A step is measured from the highest wall clock seen, not from the last id:
@@ -59,6 +64,24 @@ void note_clock_behind(GeneratorState *s) {
 }
 
 }  // namespace
+
+void adopt_word(GeneratorState *s, const Layout &layout, uint64_t word) {
+    const int64_t ms = word_ms(layout, word);
+    const uint64_t counter = word_counter(layout, word);
+    if (ms > s->logical_high_ms) {
+        note_wall_clock(s, ms);
+        s->behind = false;
+    }
+    s->last_ms = ms;
+    if (counter > static_cast<uint64_t>(layout.max_sequence())) {
+        s->last_node = -1;
+        s->last_seq = layout.max_sequence();
+    } else {
+        // A word made by issuing has counter >= 1: last_seq >= 0.
+        s->last_node = word_node(layout, word);
+        s->last_seq = static_cast<int64_t>(counter) - 1;
+    }
+}
 
 Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
     const int64_t now = req.now_ms;
@@ -82,6 +105,8 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
     } else {
         if (now < last) {
             note_clock_behind(s);
+            if (last > s->logical_high_ms)
+                s->logical_high_ms = last;
             if (req.policy == ClockPolicy::Error)
                 return make(Outcome::ClockBehindError, 0, last - now);
             if (req.policy == ClockPolicy::Wait)
@@ -91,7 +116,6 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
             ms = last;
             seq = s->last_seq + 1;
         } else if (now == last) {
-            s->sequence_exhaustions++;
             return make(Outcome::SequenceExhausted, last + 1);
         } else {
             // borrow: the wall clock is behind and this ms is used up, so
@@ -116,9 +140,9 @@ Result next_ids(GeneratorState *s, const Layout &layout, const Request &req) {
     s->last_ms = ms;
     s->last_seq = seq + (n - 1);
     s->last_node = node;
-    if (s->behind != (now < ms))  // written only when it changes: a colder line
-        s->behind = now < ms;
-    s->ids_issued += static_cast<uint64_t>(n);
+    s->behind = now < ms;
+    if (ms > now && ms > s->logical_high_ms)
+        s->logical_high_ms = ms;
     return Result{Outcome::Issued, first, n, 0, 0};
 }
 

@@ -1,11 +1,13 @@
-// The id generator's state machine.
+// The id generator's state machine: the slow path.
 //
-// The state is a plain struct that the PostgreSQL layer keeps in shared
-// memory and only touches while holding the generator LWLock.  next_ids() is
-// a pure function of (state, layout, request): it reads no clock (the caller
-// passes "now" in), never sleeps, never allocates and never throws.  When it
-// cannot issue an id right away it says why, and the caller decides how to
-// wait -- always after releasing the lock.
+// Most ids are taken lock-free from the shared id word (id_word.hpp,
+// id_path.hpp).  Everything else -- the clock behind the last id (the
+// policies), the durable mark running out, the lifetime's end, the first id
+// after start -- is decided here, by next_ids(), under the generator lock.
+// next_ids() is a pure function of (state, layout, request): it reads no clock
+// (the caller passes "now" in), never sleeps, never allocates and never
+// throws.  When it cannot issue an id right away it says why, and the caller
+// decides how to wait -- always after releasing the lock.
 #pragma once
 
 #ifdef POSTGRES_H
@@ -14,6 +16,7 @@
 
 #include <cstdint>
 
+#include "id_word.hpp"
 #include "layout.hpp"
 
 namespace snowflake {
@@ -22,30 +25,39 @@ enum class ClockPolicy : int { Error = 0, Wait = 1, Borrow = 2 };
 
 const char *clock_policy_name(ClockPolicy p);
 
-// Everything the generator remembers between calls.  Trivially copyable so it
-// can live in shared memory; the hot fields come first so that they share a
-// cache line with the counters the same call updates.
+// The state the generator decides from, in the PostgreSQL layer the slow
+// path's view: the last id's fields and the durable mark are loaded from the
+// shared id word and mark before each call (adopt_word); the rest is
+// bookkeeping that only the slow path, under the generator lock, keeps.
+// Trivially copyable.
 struct GeneratorState {
-    // Written by every call that issues ids: together in the first 40 bytes,
-    // so that with the lock in front of them one cache line moves per id.
     int64_t last_ms = -1;   // timestamp field of the last id, or of the mark at start
     int64_t last_seq = 0;   // sequence of the last id issued in last_ms
     int64_t last_node = -1; // node bits of the last id; -1 = last_ms is used up
     int64_t reserved_ms = -1;  // durable high-water mark: ids may carry ms <= this
-    uint64_t ids_issued = 0;
 
-    // Written rarely (once per ms at most, or per clock episode).
     bool behind = false;    // the wall clock is currently behind last_ms
     int64_t max_wall_ms = -1;  // the highest wall clock seen (or the mark at start)
-    uint64_t sequence_exhaustions = 0;
     uint64_t backward_events = 0;   // episodes of the clock behind the last id
     int64_t max_backward_ms = 0;    // largest step of the wall clock below its highest reading
+    // The highest millisecond this state knows was not read off the wall
+    // clock: one it borrowed, or the last id's while the clock was behind it.
+    // An id word past it was made from a wall-clock reading (adopt_word).
+    int64_t logical_high_ms = -1;
 };
 
 // Sets the state for a fresh start after a restart or crash: every id ever
 // issued carries a timestamp field <= mark_ms, so the millisecond mark_ms is
 // treated as used up.  mark_ms < 0 means nothing was ever issued.
 void start_after_mark(GeneratorState *state, int64_t mark_ms);
+
+// The id word that stands for the state's last id (see id_word.hpp).
+uint64_t word_of(const GeneratorState &state, const Layout &layout);
+
+// Loads an id word into the state.  A word past logical_high_ms was made by
+// the lock-free path from a wall-clock reading: it counts as one (for the
+// largest step back) and ends an episode of the clock behind.
+void adopt_word(GeneratorState *state, const Layout &layout, uint64_t word);
 
 struct Request {
     int64_t now_ms;          // wall clock, as a timestamp field (unix ms - epoch)
@@ -77,19 +89,17 @@ struct Result {
     int64_t behind_ms;   // how far the clock is behind (or borrowed ahead)
 };
 
+// First sequence number of a fresh millisecond.  With random_start it is a
+// random offset in the lower half, so at least half the space stays usable.
+int64_t first_sequence(const Layout &layout, const Request &req);
+
 // Issues up to req.count consecutive ids, all in one millisecond, each
 // greater than every id issued before through this state.
 Result next_ids(GeneratorState *state, const Layout &layout, const Request &req);
 
-// The last id issued since start, or -1: derived from the fields above, so
-// the per-id path stores nothing extra for it.
+// The last id the state describes, or -1 if its millisecond is used up.
 inline int64_t last_issued_id(const GeneratorState &s, const Layout &layout) {
     return s.last_node < 0 ? -1 : layout.compose(s.last_ms, s.last_node, s.last_seq);
-}
-
-// How far the logical clock currently runs ahead of the wall clock (0 if not).
-inline int64_t borrowed_ahead_ms(const GeneratorState &s, int64_t now_ms) {
-    return s.last_ms > now_ms ? s.last_ms - now_ms : 0;
 }
 
 }  // namespace snowflake

@@ -8,9 +8,16 @@
 // (with a safety margin), and answer from that until the ticks run out or go
 // backwards.  Any doubt means a real read.
 //
+// The tick rate is measured once at start, and again by every process against
+// CLOCK_MONOTONIC at its real reads (ms_clock_measure_rate): a rate that
+// changes under a running server (a VM migrated live to another host) is
+// adopted within a few milliseconds; the 10% margin absorbs smaller errors
+// meanwhile.
+//
 // Only the timestamps' freshness depends on this (never stale by more than
 // the millisecond in progress); uniqueness and order never depend on the
-// clock at all.
+// clock at all, and the id path never reports the clock behind on the
+// cache's word alone (its slow path reads the real clock).
 #pragma once
 
 #ifdef POSTGRES_H
@@ -25,6 +32,11 @@ struct MsClock {
     uint64_t read_tick = 0;     // tick counter when the real clock was read
     uint64_t valid_until = 0;   // before this tick, the millisecond is still `unix_ms`
     int64_t unix_ms = 0;
+    // The rate this process trusts (0: never trust the ticks), and where it
+    // was last measured.
+    double ticks_per_us = 0;
+    uint64_t rate_tick = 0;
+    int64_t rate_mono_ns = -1;
 };
 
 // The known millisecond, if `tick` still proves it; false means read the clock.
@@ -39,5 +51,11 @@ inline bool ms_clock_current(const MsClock &c, uint64_t tick, int64_t *unix_ms) 
 // ticks_per_us is the tick rate; only 90% of the time left in the millisecond
 // is trusted, minus 20 us, to absorb calibration error.
 void ms_clock_update(MsClock *c, uint64_t tick, int64_t unix_ns, double ticks_per_us);
+
+// Re-measures c->ticks_per_us from `tick` and a CLOCK_MONOTONIC reading taken
+// with it (monotonic: a wall-clock step cannot fake a rate), over at least
+// 1 ms since the last measurement; adopts a rate more than 1% off.  Ticks
+// that went backwards restart the measurement.
+void ms_clock_measure_rate(MsClock *c, uint64_t tick, int64_t mono_ns);
 
 }  // namespace snowflake

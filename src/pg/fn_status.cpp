@@ -48,6 +48,16 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     const uint64 durable_writes = s->durable_writes;
     const int64 durable_mark = s->durable_mark_unix_ms;
     LWLockRelease(&s->lock);
+    const uint64 word = pg_atomic_read_u64(&s->word);
+    // The lock-free path counts per process: sum the slots.
+    uint64 ids_issued = 0, waits = 0;
+    int64 last_id = -1;
+    for (int i = 0; i < s->n_counters; i++) {
+        sfpg::BackendCounters *c = &s->counters()[i];
+        ids_issued += pg_atomic_read_u64(&c->ids_issued);
+        waits += pg_atomic_read_u64(&c->sequence_waits);
+        last_id = Max(last_id, static_cast<int64>(pg_atomic_read_u64(&c->last_id)));
+    }
 
     const snowflake::Layout &l = sfpg::g_layout;
     const int64 now = sfpg::wall_clock_unix_ms() - l.epoch_ms;
@@ -74,14 +84,14 @@ SNOWFLAKE_ENTRY(snowflake_status) {
         static_cast<snowflake::ClockPolicy>(sfpg::guc_clock_policy)));
     v[kMaxBackwardMs] = Int32GetDatum(sfpg::guc_max_clock_backward_ms);
     v[kRandomStart] = BoolGetDatum(sfpg::guc_random_sequence_start);
-    const int64 last_id = snowflake::last_issued_id(gen, l);
     v[kLastId] = Int64GetDatum(last_id);
     nulls[kLastId] = last_id < 0;
-    v[kIdsIssued] = Int64GetDatum(static_cast<int64>(gen.ids_issued));
-    v[kExhaustions] = Int64GetDatum(static_cast<int64>(gen.sequence_exhaustions));
+    v[kIdsIssued] = Int64GetDatum(static_cast<int64>(ids_issued));
+    v[kExhaustions] = Int64GetDatum(static_cast<int64>(waits));
     v[kBackwardEvents] = Int64GetDatum(static_cast<int64>(gen.backward_events));
     v[kMaxBackwardStepMs] = Int64GetDatum(gen.max_backward_ms);
-    v[kBorrowedMs] = Int64GetDatum(snowflake::borrowed_ahead_ms(gen, now));
+    const int64 word_ms = snowflake::word_ms(l, word);
+    v[kBorrowedMs] = Int64GetDatum(word_ms > now ? word_ms - now : 0);
     v[kDurableMark] = durable_mark < 0 ? Datum(0) : sfpg::unix_ms_to_timestamptz(durable_mark);
     nulls[kDurableMark] = durable_mark < 0;
     v[kDurableWrites] = Int64GetDatum(static_cast<int64>(durable_writes));

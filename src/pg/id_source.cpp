@@ -1,5 +1,6 @@
 #include <ctime>
 
+#include "../core/id_path.hpp"
 #include "id_source.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
@@ -28,8 +29,11 @@ int64_t monotonic_ms() {
     return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-// A real clock read: waits must see the clock move.
+// A real clock read: the slow path and waits for the clock must see it move.
 int64_t now_ms() { return wall_clock_unix_ms() - g_layout.epoch_ms; }
+
+// The id path's clock: the TSC-proven millisecond (see core/ms_clock.hpp).
+int64_t id_now_ms() { return id_clock_unix_ms() - g_layout.epoch_ms; }
 
 uint32_t random_u32() {
 #if PG_VERSION_NUM >= 150000
@@ -61,32 +65,19 @@ void nap(long ms) {
     pg_unreachable();
 }
 
-// Takes the generator lock.  It is held for a few tens of nanoseconds, so a
-// backend that finds it taken spins briefly before queueing: LWLockAcquire
-// alone would put it to sleep on a semaphore at the first conflict, and a
-// sleep and wake-up cost microseconds -- far more than the wait itself.
-// Past the spin (the holder was preempted) it queues as usual.
-void acquire_generator_lock(LWLock *lock) {
-    for (int i = 0; i < 100; i++) {
-        if (LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
-            return;
-        pg_spin_delay();
-    }
-    LWLockAcquire(lock, LW_EXCLUSIVE);
-}
-
 // Per-call waiting bookkeeping: plain data, nothing to destroy on ereport.
 struct WaitState {
     int64_t clock_deadline = -1;        // monotonic ms; policy wait
     int64_t reservation_deadline = -1;  // monotonic ms
 };
 
-// Spins to the next millisecond.  Precise by design: sleeping would lose most
-// of a millisecond's capacity.  A clock step backwards ends the spin, so the
-// generator can apply the clock policy.
+// Spins to the next millisecond on this process's own clock, touching no
+// shared line (no thundering herd on the word).  Precise by design: sleeping
+// would lose most of a millisecond's capacity.  A clock step backwards ends
+// the spin, so the generator can apply the clock policy.
 void spin_to(int64_t target_ms) {
     unsigned spins = 0;
-    for (int64_t now = now_ms(); now == target_ms - 1; now = now_ms()) {
+    for (int64_t now = id_now_ms(); now == target_ms - 1; now = id_now_ms()) {
         pg_spin_delay();
         if ((++spins & 1023) == 0)
             CHECK_FOR_INTERRUPTS();
@@ -122,6 +113,15 @@ void wait_for_reservation(WaitState *w) {
                         errhint("Check the server log for errors writing snowflake.state.")));
     wake_reserver(g_shared);
     nap(1);
+}
+
+// After a compare-and-swap lost to another process: a short, growing pause,
+// so that processes that collided do not collide again at once.
+void back_off(unsigned *failures) {
+    const unsigned n = *failures < 6 ? *failures : 6;
+    for (unsigned i = (1u << n) + (random_u32() & ((1u << n) - 1)); i > 0; i--)
+        pg_spin_delay();
+    ++*failures;
 }
 
 [[noreturn]] void lifetime_error(int64_t ms) {
@@ -213,38 +213,134 @@ void check_can_generate() {
         report_no_identity(why);
 }
 
-int64_t take_ids(int64_t want, int64_t *first) {
-    check_loaded_and_primary();
-    snowflake::Request req;
+namespace {
+
+// The id word's atomic operations, for the templates of core/id_path.hpp.
+struct SharedWord {
+    pg_atomic_uint64 *word;
+    uint64_t load() { return pg_atomic_read_u64(word); }
+    uint64_t fetch_add(uint64_t n) { return pg_atomic_fetch_add_u64(word, static_cast<int64>(n)); }
+    bool cas(uint64_t *expected, uint64_t desired) {
+        uint64 e = *expected;
+        const bool ok = pg_atomic_compare_exchange_u64(word, &e, desired);
+        *expected = e;
+        return ok;
+    }
+};
+
+void count_issued(BackendCounters *c, int64_t first, int64_t n) {
+    pg_atomic_write_u64(&c->ids_issued, pg_atomic_read_u64(&c->ids_issued) + static_cast<uint64>(n));
+    pg_atomic_write_u64(&c->last_id, static_cast<uint64>(first + (n - 1)));
+}
+
+void count_wait(BackendCounters *c) {
+    pg_atomic_write_u64(&c->sequence_waits, pg_atomic_read_u64(&c->sequence_waits) + 1);
+}
+
+// The slow path: one decision under the generator lock.  Returns false,
+// deciding nothing, while the node has no identity.
+bool take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r) {
+    SharedWord word{&s->word};
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    // The identity is the node's, read under the lock: a reload applies at
+    // once, even to a running statement.
+    req.datacenter_id = s->node_datacenter_id;
+    req.worker_id = s->node_worker_id;
+    if (unlikely(req.worker_id < 0)) {
+        LWLockRelease(&s->lock);
+        return false;
+    }
+    *r = snowflake::take_locked(word, now_ms, &s->gen, g_layout,
+                                static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)), req);
+    if (r->outcome == snowflake::Outcome::NeedReservation)
+        s->reservation_wanted = true;
+    LWLockRelease(&s->lock);
+    return true;
+}
+
+}  // namespace
+
+namespace {
+
+// Read after the word (try_fast calls it after loading it): a clock read
+// before the word could be older than ids other processes issued meanwhile
+// -- a false step backwards.
+snowflake::FastView fast_view(SharedState *s) {
+    pg_read_barrier();
+    snowflake::FastView v;
+    v.node = static_cast<int64>(pg_atomic_read_u64(&s->node));
+    v.reserved_ms = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    v.now_ms = id_now_ms();
+    return v;
+}
+
+// Everything but one uncontended lock-free attempt: retries, waits for the
+// next millisecond, random sequence starts and the slow path.
+pg_noinline int64_t take_ids_loop(int64_t want, int64_t *first) {
+    SharedState *s = g_shared;
+    BackendCounters *counters = my_counters();
+    snowflake::Request req{};
     req.policy = static_cast<snowflake::ClockPolicy>(guc_clock_policy);
     req.max_backward_ms = guc_max_clock_backward_ms;
     req.count = want;
     req.random_start = guc_random_sequence_start;
     req.random = guc_random_sequence_start ? random_u32() : 0;
+    const int64_t first_seq = snowflake::first_sequence(g_layout, req);
+    SharedWord word{&s->word};
     WaitState w;
-    SharedState *s = g_shared;
+    unsigned failures = 0;
     for (;;) {
-        // The identity and the clock are read under the lock: the identity
-        // is the node's (a reload applies at once, even to a running
-        // statement), and a clock read before the lock could be older than
-        // ids other backends issued meanwhile -- a false step backwards.
-        acquire_generator_lock(&s->lock);
-        req.datacenter_id = s->node_datacenter_id;
-        req.worker_id = s->node_worker_id;
-        if (unlikely(req.worker_id < 0)) {
-            LWLockRelease(&s->lock);
-            check_can_generate();  // reports why
-            continue;              // the identity arrived meanwhile
+        const snowflake::AttemptResult a = snowflake::try_fast(
+            word, [s] { return fast_view(s); }, g_layout, want, first_seq, s->use_fetch_add);
+        switch (a.outcome) {
+        case snowflake::Attempt::Issued:
+            count_issued(counters, a.first_id, a.count);
+            *first = a.first_id;
+            return a.count;
+        case snowflake::Attempt::Retry:
+            back_off(&failures);
+            continue;
+        case snowflake::Attempt::WaitNextMs:
+            count_wait(counters);
+            spin_to(a.wait_for_ms);
+            continue;
+        case snowflake::Attempt::Slow:
+            break;
         }
-        req.now_ms = id_clock_unix_ms() - g_layout.epoch_ms;
-        const snowflake::Result r = snowflake::next_ids(&s->gen, g_layout, req);
-        LWLockRelease(&s->lock);
+        snowflake::Result r;
+        if (!take_slow(s, req, &r)) {
+            check_can_generate();  // reports why there is no identity
+            continue;              // it arrived meanwhile
+        }
         if (r.outcome == snowflake::Outcome::Issued) {
+            count_issued(counters, r.first_id, r.count);
             *first = r.first_id;
             return r.count;
         }
+        if (r.outcome == snowflake::Outcome::SequenceExhausted)
+            count_wait(counters);
         handle_refusal(r, &w);
     }
+}
+
+}  // namespace
+
+int64_t take_ids(int64_t want, int64_t *first) {
+    check_loaded_and_primary();
+    // The common case, kept short: one attempt that takes the next id of
+    // the current millisecond.  Anything else goes round the full loop.
+    if (likely(!guc_random_sequence_start)) {
+        SharedState *s = g_shared;
+        SharedWord word{&s->word};
+        const snowflake::AttemptResult a = snowflake::try_fast(
+            word, [s] { return fast_view(s); }, g_layout, want, 0, s->use_fetch_add);
+        if (likely(a.outcome == snowflake::Attempt::Issued)) {
+            count_issued(my_counters(), a.first_id, a.count);
+            *first = a.first_id;
+            return a.count;
+        }
+    }
+    return take_ids_loop(want, first);
 }
 
 }  // namespace sfpg

@@ -117,8 +117,7 @@ Adopted adopt(SharedState *s, int dc, int worker, const char *key, int *old_dc, 
                                                                              : Adopted::Moved;
     *old_dc = s->node_datacenter_id;
     *old_worker = s->node_worker_id;
-    s->node_datacenter_id = dc;
-    s->node_worker_id = worker;
+    set_node_identity(s, dc, worker);
     s->identity_claimed = true;
     strlcpy(s->registry_node_key, key, sizeof s->registry_node_key);
     s->registry_error[0] = '\0';
@@ -319,8 +318,7 @@ void resume_recorded_claim(SharedState *s, const snowflake::StateRecord &stored)
         stored.datacenter_id < 0 || stored.datacenter_id > g_layout.max_datacenter_id() ||
         stored.worker_id < 0 || stored.worker_id > g_layout.max_worker_id())
         return;  // other widths: start-up refuses them anyway
-    s->node_datacenter_id = static_cast<int32_t>(stored.datacenter_id);
-    s->node_worker_id = static_cast<int32_t>(stored.worker_id);
+    set_node_identity(s, static_cast<int>(stored.datacenter_id), static_cast<int>(stored.worker_id));
     s->identity_claimed = true;
     strlcpy(s->registry_node_key, key, sizeof s->registry_node_key);
     s->registry_state = RegistryState::Claimed;
@@ -331,20 +329,25 @@ void resume_recorded_claim(SharedState *s, const snowflake::StateRecord &stored)
 
 void record_identity(snowflake::StateRecord *r) {
     SharedState *s = g_shared;
-    LWLockAcquire(&s->lock, LW_SHARED);
+    // The postmaster writes the last record after every other process has
+    // exited (record_exact_mark): nothing to lock against, and no PGPROC.
+    const bool lock = IsUnderPostmaster;
+    if (lock)
+        LWLockAcquire(&s->lock, LW_SHARED);
     r->datacenter_id = s->node_datacenter_id;
     r->worker_id = s->node_worker_id;
     if (s->identity_claimed)
         strlcpy(r->registry_node_key, s->registry_node_key, sizeof r->registry_node_key);
     else
         r->registry_node_key[0] = '\0';
-    LWLockRelease(&s->lock);
+    if (lock)
+        LWLockRelease(&s->lock);
 }
 
 void record_new_claim(SharedState *s) {
     LWLockAcquire(&s->lock, LW_SHARED);
     const uint32_t adopted = s->claims_adopted;
-    const bool wanted = adopted != s->claims_recorded && !s->closed;
+    const bool wanted = adopted != s->claims_recorded;
     const int64_t mark = s->durable_mark_unix_ms;
     LWLockRelease(&s->lock);
     if (!wanted)

@@ -26,6 +26,10 @@ constexpr long kReserverTickMs = 50;
 // ERROR on I/O failure.
 void reserve_ahead(SharedState *s);
 
+// on_shmem_exit callback of the postmaster: lowers the state file's mark to
+// the last id's millisecond once no process can issue ids any more.
+void record_exact_mark(int code, uintptr_t arg);  // arg: an unused Datum
+
 // Registers the reserver background worker (while preloading).
 void register_reserver();
 

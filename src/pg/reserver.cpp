@@ -18,8 +18,8 @@ namespace {
 
 volatile sig_atomic_t got_sigterm = 0;
 
-// ids_issued when the reserver last looked: unchanged means the node is idle.
-uint64_t seen_issued = UINT64_MAX;
+// The id word when the reserver last looked: unchanged means the node is idle.
+uint64 seen_word = 0;
 
 void handle_sigterm(SIGNAL_ARGS) {
     int save_errno = errno;
@@ -31,29 +31,11 @@ void handle_sigterm(SIGNAL_ARGS) {
 // Publishes a mark that is already durable.
 void publish_mark(SharedState *s, int64_t mark_ms) {
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (!s->closed && mark_ms > s->gen.reserved_ms)
-        s->gen.reserved_ms = mark_ms;
+    if (mark_ms > static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)))
+        pg_atomic_write_u64(&s->reserved_ms, static_cast<uint64>(mark_ms));
     s->reservation_wanted = false;
     s->durable_writes++;
     s->durable_mark_unix_ms = mark_ms + g_layout.epoch_ms;
-    LWLockRelease(&s->lock);
-}
-
-// At shutdown, shrink the reservation to the last id actually issued and
-// record that exactly, so a clean restart does not start behind a mark up to
-// kReserveWindowMs ahead of the clock.  The reservation is shrunk before the
-// write, so no id above the new mark can be issued meanwhile.
-void close_reservation(SharedState *s) {
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    s->closed = true;
-    const int64_t exact = s->gen.last_ms;
-    if (exact < s->gen.reserved_ms)
-        s->gen.reserved_ms = exact;
-    LWLockRelease(&s->lock);
-    write_state_file(current_record(exact < 0 ? -1 : exact + g_layout.epoch_ms));
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    s->durable_writes++;
-    s->durable_mark_unix_ms = exact < 0 ? -1 : exact + g_layout.epoch_ms;
     LWLockRelease(&s->lock);
 }
 
@@ -61,20 +43,21 @@ void close_reservation(SharedState *s) {
 
 void reserve_ahead(SharedState *s) {
     const int64_t now = wall_clock_unix_ms() - g_layout.epoch_ms;
+    const uint64 word = pg_atomic_read_u64(&s->word);
+    const int64_t last_ms = snowflake::word_ms(g_layout, word);
+    const int64_t base = now > last_ms ? now : last_ms;
+    const int64_t reserved = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
     LWLockAcquire(&s->lock, LW_SHARED);
-    const int64_t base = now > s->gen.last_ms ? now : s->gen.last_ms;
-    const int64_t reserved = s->gen.reserved_ms;
-    const bool closed = s->closed;
     const bool wanted = s->reservation_wanted;
-    const uint64_t issued = s->gen.ids_issued;
     LWLockRelease(&s->lock);
 
     // An idle node writes nothing: no fsync, no WAL, so idle servers stay
     // idle (checkpoints and archive_timeout skip them).  The first id after
-    // an idle spell waits for one reservation (a few ms).
-    const bool active = wanted || issued != seen_issued;
-    seen_issued = issued;
-    if (closed || base < 0 || !active || reserved - base >= kReserveLowWaterMs)
+    // an idle spell waits for one reservation (a few ms).  Every id changes
+    // the word, so an unchanged word means no id was issued.
+    const bool active = wanted || word != seen_word;
+    seen_word = word;
+    if (base < 0 || !active || reserved - base >= kReserveLowWaterMs)
         return;
     int64_t mark = base + kReserveWindowMs;
     if (mark > g_layout.max_timestamp())
@@ -89,10 +72,26 @@ void reserve_ahead(SharedState *s) {
     publish_mark(s, mark);
 }
 
+void record_exact_mark(int, uintptr_t) {
+    // In the postmaster, after every other process has exited (shutdown, or
+    // shared memory being reinitialised after a crash): no id can be issued
+    // any more, so the word's millisecond is at or above every id ever issued
+    // here, and the reservation beyond it can be given back.  Without this, a
+    // restart would find the mark up to kReserveWindowMs ahead of the clock.
+    // Only ever lowers the mark to that exact value; a failure leaves the
+    // higher, still safe, mark in place.
+    SharedState *s = g_shared;
+    if (s == nullptr || s->durable_mark_unix_ms < 0)
+        return;
+    const int64_t exact = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
+    const int64_t exact_unix = exact + g_layout.epoch_ms;
+    if (exact < 0 || exact_unix >= s->durable_mark_unix_ms)
+        return;
+    if (write_state_file_or_log(current_record(exact_unix)))
+        s->durable_mark_unix_ms = exact_unix;
+}
+
 void wake_reserver(SharedState *s) {
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    s->reservation_wanted = true;
-    LWLockRelease(&s->lock);
     Latch *latch = s->reserver_latch;
     if (latch)
         SetLatch(latch);
@@ -129,11 +128,10 @@ static void reserver_body() {
     SharedState *s = g_shared;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = MyLatch;
-    s->closed = false;  // a restarted reserver reopens after a close
+    LWLockRelease(&s->lock);
     // Only new ids (or a waiting backend) make the node active: a restart
     // alone must not push the mark ahead of the clock.
-    seen_issued = s->gen.ids_issued;
-    LWLockRelease(&s->lock);
+    seen_word = pg_atomic_read_u64(&s->word);
     publish_configured_identity(s, true);
 
     while (!got_sigterm) {
@@ -151,9 +149,8 @@ static void reserver_body() {
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = nullptr;
     LWLockRelease(&s->lock);
-    close_reservation(s);
     // Exit code 1 so that, if this was not a shutdown (pg_terminate_backend),
-    // the postmaster restarts us after bgw_restart_time and we reopen.
+    // the postmaster restarts us after bgw_restart_time.
     proc_exit(1);
 }
 

@@ -6,6 +6,15 @@
 #include "pg_includes.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
+#if PG_VERSION_NUM < 150000
+extern "C" {
+#include "postmaster/autovacuum.h"
+#include "replication/walsender.h"
+}
+#endif
+extern "C" {
+#include "access/twophase.h"
+}
 
 namespace sfpg {
 
@@ -18,10 +27,26 @@ shmem_request_hook_type prev_shmem_request_hook = nullptr;
 #endif
 shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
+// Processes that can take ids (every PGPROC: backends, background and
+// parallel workers, walsenders; the auxiliary processes and prepared
+// transactions make it an upper bound): one counter slot each, and the bound
+// that decides whether ids may be taken with fetch-and-add.
+int max_processes() {
+#if PG_VERSION_NUM >= 150000
+    return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+#else
+    // UNTESTED (PostgreSQL 13-14): MaxBackends is not set yet when _PG_init
+    // requests shared memory; this is the sum it will be.
+    return MaxConnections + autovacuum_max_workers + 1 + max_worker_processes + max_wal_senders +
+           NUM_AUXILIARY_PROCS + max_prepared_xacts;
+#endif
+}
+
 Size shared_size() {
     // Room to align the struct to a cache line ourselves: ShmemInitStruct
     // only guarantees MAXALIGN.
-    return add_size(sizeof(SharedState), PG_CACHE_LINE_SIZE);
+    return add_size(add_size(sizeof(SharedState), PG_CACHE_LINE_SIZE),
+                    mul_size(max_processes(), sizeof(BackendCounters)));
 }
 
 void request_shmem() { RequestAddinShmemSpace(shared_size()); }
@@ -77,9 +102,29 @@ void load_mark(SharedState *s) {
     }
     const int64_t mark_ms = mark_unix < 0 ? -1 : mark_unix - g_layout.epoch_ms;
     snowflake::start_after_mark(&s->gen, mark_ms);
-    s->durable_mark_unix_ms = mark_unix;
+    pg_atomic_init_u64(&s->word, snowflake::word_of(s->gen, g_layout));
     // Nothing is reserved beyond the mark yet: the reserver extends it (state
     // file and WAL) before the first id.
+    pg_atomic_init_u64(&s->reserved_ms, static_cast<uint64>(s->gen.reserved_ms));
+    s->durable_mark_unix_ms = mark_unix;
+}
+
+void init_counters(SharedState *s) {
+    s->n_counters = max_processes();
+    for (int i = 0; i < s->n_counters; i++) {
+        BackendCounters *c = &s->counters()[i];
+        pg_atomic_init_u64(&c->ids_issued, 0);
+        pg_atomic_init_u64(&c->sequence_waits, 0);
+        pg_atomic_init_u64(&c->last_id, static_cast<uint64>(int64{-1}));
+    }
+    s->use_fetch_add = snowflake::fetch_add_safe(g_layout, s->n_counters);
+    if (!s->use_fetch_add)
+        ereport(LOG, (errmsg("snowflake takes ids with compare-and-swap: up to %d processes can "
+                             "run out a millisecond's %lld sequence numbers at once",
+                             s->n_counters, static_cast<long long>(g_layout.max_sequence() + 1)),
+                      errdetail("Fetch-and-add, faster under contention, needs fewer processes "
+                                "(max_connections and the worker settings) than sequence "
+                                "numbers per millisecond (snowflake.sequence_bits).")));
 }
 
 void shmem_startup() {
@@ -95,12 +140,16 @@ void shmem_startup() {
         s->lock_tranche_id = LWLockNewTrancheId();
         LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
-        s->closed = false;
         s->durable_writes = 0;
-        s->node_worker_id = -1;
+        pg_atomic_init_u64(&s->node, static_cast<uint64>(int64{-1}));
+        set_node_identity(s, 0, -1);
         publish_configured_identity(s, false);
+        init_counters(s);
         g_shared = s;
         load_mark(s);
+        // Runs when the postmaster exits or reinitialises shared memory
+        // after a crash: every other process is gone by then.
+        on_shmem_exit(record_exact_mark, 0);
     }
     g_shared = s;
     // Names the lock's wait events ("snowflake" in pg_stat_activity); every
@@ -127,11 +176,44 @@ void publish_configured_identity(SharedState *s, bool take_lock) {
         return;  // the registrar publishes the claimed identity
     if (take_lock)
         LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    s->node_datacenter_id = guc_datacenter_id;
-    s->node_worker_id = guc_worker_id;
+    set_node_identity(s, guc_datacenter_id, guc_worker_id);
     s->identity_claimed = false;  // a configured identity always wins over a claim
     if (take_lock)
         LWLockRelease(&s->lock);
+}
+
+void set_node_identity(SharedState *s, int datacenter_id, int worker_id) {
+    s->node_datacenter_id = datacenter_id;
+    s->node_worker_id = worker_id;
+    // No id path needs to be told: the word carries the node of its
+    // millisecond, and a millisecond of another node counts as used up.
+    const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
+    pg_atomic_write_u64(&s->node, static_cast<uint64>(node));
+}
+
+bool raise_word_to_mark(SharedState *s, int64_t mark_ms) {
+    uint64 w = pg_atomic_read_u64(&s->word);
+    do {
+        if (mark_ms <= snowflake::word_ms(g_layout, w))
+            return false;
+    } while (!pg_atomic_compare_exchange_u64(&s->word, &w, snowflake::word_used_up(g_layout, mark_ms)));
+    if (mark_ms > static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)))
+        pg_atomic_write_u64(&s->reserved_ms, static_cast<uint64>(mark_ms));
+    return true;
+}
+
+BackendCounters *g_my_counters = nullptr;
+
+void resolve_my_counters() {
+#if PG_VERSION_NUM >= 170000
+    const int index = MyProcNumber;
+#else
+    const int index = MyProc != nullptr ? MyProc->pgprocno : -1;
+#endif
+    if (index < 0 || index >= g_shared->n_counters)
+        elog(ERROR, "snowflake: process number %d has no counter slot (%d slots)", index,
+             g_shared->n_counters);
+    g_my_counters = &g_shared->counters()[index];
 }
 
 snowflake::StateRecord current_record(int64_t mark_unix_ms) {

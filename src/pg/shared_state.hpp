@@ -10,32 +10,49 @@ namespace sfpg {
 
 enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
 
-// Lives in shared memory, aligned to a cache line.  Everything the per-id
-// path touches (the lock pointer and the generator state with its counters)
-// shares the first line(s); the reserver's bookkeeping sits on its own line
-// so its updates do not bounce the hot one.
+// One process's counters: written only by that process (plain stores, no
+// locked instruction), summed by snowflake_status.  A slot outlives the
+// process that used it: the next process with the same PGPROC number carries
+// on counting, so the sums are "since start".
+struct alignas(PG_CACHE_LINE_SIZE) BackendCounters {
+    pg_atomic_uint64 ids_issued;
+    pg_atomic_uint64 sequence_waits;  // waits for the next millisecond
+    pg_atomic_uint64 last_id;         // int64; -1: none yet
+};
+
+// Lives in shared memory, aligned to a cache line, followed by one
+// BackendCounters per process that can run SQL (n_counters).
 struct SharedState {
-    // The generator LWLock, embedded in front of the state it guards: under
-    // contention the lock word and the per-id fields move between CPUs as one
-    // cache line, not two.
-    LWLock lock;
-    snowflake::GeneratorState gen;      // guarded by lock
-    // The node identity ids are issued under (guarded by lock; read by every
-    // call, written rarely, so it stays cached).  Published by the
+    // The id word (core/id_word.hpp) every id is taken from, lock-free.  It is
+    // the only shared line written per id, so it sits alone.
+    alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 word;
+
+    // Read with every id, written rarely: they stay in every CPU's cache.
+    alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 reserved_ms;  // int64: the durable mark
+    // Node bits (Layout::node_bits) of the identity ids are issued under;
+    // -1 (as int64): none yet.  Written with node_*_id under the lock.
+    pg_atomic_uint64 node;
+    bool use_fetch_add;  // fixed at start: see snowflake::fetch_add_safe
+    int n_counters;
+
+    // The slow path: clock policies, reservations, the first id after start.
+    alignas(PG_CACHE_LINE_SIZE) LWLock lock;
+    snowflake::GeneratorState gen;  // guarded by lock
+    // The node identity in use (guarded by lock).  Published by the
     // postmaster at start, the reserver after every reload, or the
     // registrar's claim -- never taken from a backend's own copy of the
     // settings, which a running statement would keep after a reload.
     int32_t node_datacenter_id;
-    int32_t node_worker_id;             // -1: no identity (yet)
+    int32_t node_worker_id;  // -1: no identity (yet)
     int lock_tranche_id;
-    alignas(64) Latch *reserver_latch;  // set by the reserver, read to wake it
-    bool closed;                  // shutting down: the reserver no longer extends
-    bool reservation_wanted;      // a backend waits for the mark (guarded by lock)
-    uint64_t durable_writes;      // state-file writes since start (guarded by lock)
-    int64_t durable_mark_unix_ms; // what the state file says now (guarded by lock)
+    bool reservation_wanted;       // a backend waits for the mark (guarded by lock)
+    uint64_t durable_writes;       // state-file writes since start (guarded by lock)
+    int64_t durable_mark_unix_ms;  // what the state file says now (guarded by lock)
+
+    alignas(PG_CACHE_LINE_SIZE) Latch *reserver_latch;  // set by the reserver, read to wake it
 
     // snowflake.registry's progress (guarded by lock).
-    alignas(64) RegistryState registry_state;
+    alignas(PG_CACHE_LINE_SIZE) RegistryState registry_state;
     char registry_error[256];
     // The node identity is the registry claim of registry_node_key (set by
     // the registrar or resumed from the state file; cleared whenever a
@@ -45,6 +62,8 @@ struct SharedState {
     // Claims adopted / written to the state file by the reserver.
     uint32_t claims_adopted;
     uint32_t claims_recorded;
+
+    BackendCounters *counters() { return reinterpret_cast<BackendCounters *>(this + 1); }
 };
 
 // Null until shared memory is attached (i.e. when not preloaded).
@@ -56,6 +75,25 @@ void install_shmem_hooks();
 // Publishes the identity from this process's settings (unless the registry
 // provides it).  Takes the lock unless `locked` is false (postmaster at start).
 void publish_configured_identity(SharedState *s, bool take_lock);
+
+// Sets the identity ids are issued under; the caller holds the lock.
+// worker_id -1: none.
+void set_node_identity(SharedState *s, int datacenter_id, int worker_id);
+
+// Raises the word to a mark replayed from the WAL: the mark's millisecond
+// and every one before it count as used up.  The caller holds the lock.
+// Returns false if the word was already there.
+bool raise_word_to_mark(SharedState *s, int64_t mark_ms);
+
+// This process's counters (resolved on first use: a process keeps its PGPROC
+// for life).
+extern BackendCounters *g_my_counters;
+void resolve_my_counters();
+inline BackendCounters *my_counters() {
+    if (unlikely(g_my_counters == nullptr))
+        resolve_my_counters();
+    return g_my_counters;
+}
 
 // The record of the current configuration with the given mark.
 snowflake::StateRecord current_record(int64_t mark_unix_ms);

@@ -48,17 +48,24 @@ bool read_state_file(snowflake::StateRecord *out) {
     return true;
 }
 
-void write_state_file(const snowflake::StateRecord &rec) {
+namespace {
+
+// Reports at `elevel`; below ERROR, returns false instead of throwing.
+bool write_state_file_at(const snowflake::StateRecord &rec, int elevel) {
     char buf[snowflake::kStateRecordMaxLen];
     size_t len = snowflake::format_state_record(rec, buf, sizeof buf);
-    if (len == 0)
-        elog(ERROR, "snowflake state record does not fit its buffer");
+    if (len == 0) {
+        elog(elevel, "snowflake state record does not fit its buffer");
+        return false;
+    }
 
     int fd = OpenTransientFilePerm(kStateTempFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY,
                                    S_IRUSR | S_IWUSR);
-    if (fd < 0)
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("could not create file \"%s\": %m", kStateTempFile)));
+    if (fd < 0) {
+        ereport(elevel, (errcode_for_file_access(),
+                         errmsg("could not create file \"%s\": %m", kStateTempFile)));
+        return false;
+    }
     errno = 0;
     if (write(fd, buf, len) != static_cast<ssize_t>(len)) {
         if (errno == 0)
@@ -66,21 +73,34 @@ void write_state_file(const snowflake::StateRecord &rec) {
         int save_errno = errno;
         CloseTransientFile(fd);
         errno = save_errno;
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("could not write file \"%s\": %m", kStateTempFile)));
+        ereport(elevel, (errcode_for_file_access(),
+                         errmsg("could not write file \"%s\": %m", kStateTempFile)));
+        return false;
     }
     if (pg_fsync(fd) != 0) {
         int save_errno = errno;
         CloseTransientFile(fd);
         errno = save_errno;
-        ereport(data_sync_elevel(ERROR), (errcode_for_file_access(),
-                                          errmsg("could not fsync file \"%s\": %m", kStateTempFile)));
+        ereport(data_sync_elevel(elevel),
+                (errcode_for_file_access(),
+                 errmsg("could not fsync file \"%s\": %m", kStateTempFile)));
+        return false;
     }
-    if (CloseTransientFile(fd) != 0)
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("could not close file \"%s\": %m", kStateTempFile)));
+    if (CloseTransientFile(fd) != 0) {
+        ereport(elevel, (errcode_for_file_access(),
+                         errmsg("could not close file \"%s\": %m", kStateTempFile)));
+        return false;
+    }
     // durable_rename fsyncs the renamed file and the data directory.
-    durable_rename(kStateTempFile, kStateFile, ERROR);
+    return durable_rename(kStateTempFile, kStateFile, elevel) == 0;
+}
+
+}  // namespace
+
+void write_state_file(const snowflake::StateRecord &rec) { (void)write_state_file_at(rec, ERROR); }
+
+bool write_state_file_or_log(const snowflake::StateRecord &rec) {
+    return write_state_file_at(rec, LOG);
 }
 
 }  // namespace sfpg

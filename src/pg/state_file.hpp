@@ -16,4 +16,8 @@ bool read_state_file(snowflake::StateRecord *out);
 // rename it over the old one, fsync the directory.  ereports ERROR on failure.
 void write_state_file(const snowflake::StateRecord &rec);
 
+// The same, for where an ERROR cannot be raised: logs a failure and returns
+// false, leaving the old file in place.
+bool write_state_file_or_log(const snowflake::StateRecord &rec);
+
 }  // namespace sfpg

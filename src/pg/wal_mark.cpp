@@ -44,14 +44,9 @@ void mark_redo(XLogReaderState *record) {
         return;
     const int64 mark_ms = rec.mark_unix_ms - g_layout.epoch_ms;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    const bool raises = mark_ms > s->gen.last_ms;
-    if (raises) {
-        s->gen.last_ms = mark_ms;
-        s->gen.last_node = -1;  // the mark's millisecond counts as used up
-        if (s->gen.reserved_ms < mark_ms)
-            s->gen.reserved_ms = mark_ms;
+    const bool raises = raise_word_to_mark(s, mark_ms);
+    if (raises)
         s->durable_mark_unix_ms = rec.mark_unix_ms;
-    }
     LWLockRelease(&s->lock);
     if (raises)
         write_state_file(current_record(rec.mark_unix_ms));

@@ -12,10 +12,11 @@ namespace sfpg {
 
 namespace {
 
-// Set in the postmaster, inherited by every backend.  0 = never trust ticks.
+// Measured in the postmaster, inherited by every process, which then keeps
+// re-measuring its own copy (ms_clock.ticks_per_us).  0 = never trust ticks.
 double ticks_per_us = 0;
 
-// This backend's cache of the current millisecond.
+// This process's cache of the current millisecond.
 snowflake::MsClock ms_clock;
 
 int64_t realtime_ns() {
@@ -31,7 +32,13 @@ int64_t monotonic_ns() {
 }
 
 #if defined(__x86_64__)
-uint64_t ticks() { return __rdtsc(); }
+// RDTSCP waits until every earlier instruction has executed, so a tick read
+// after loading the id word is not taken before that load (plain RDTSC may
+// run ahead of it).
+uint64_t ticks() {
+    unsigned aux;
+    return __rdtscp(&aux);
+}
 
 // The kernel only picks "tsc" as its clocksource when the TSC is invariant
 // and synchronised across CPUs: then ticks read on different CPUs compare.
@@ -58,8 +65,11 @@ int64_t id_clock_unix_ms() {
         int64_t ms;
         if (snowflake::ms_clock_current(ms_clock, t, &ms))
             return ms;
+        if (ms_clock.ticks_per_us == 0)
+            ms_clock.ticks_per_us = ticks_per_us;
         const int64_t ns = realtime_ns();
-        snowflake::ms_clock_update(&ms_clock, t, ns, ticks_per_us);
+        snowflake::ms_clock_measure_rate(&ms_clock, t, monotonic_ns());
+        snowflake::ms_clock_update(&ms_clock, t, ns, ms_clock.ticks_per_us);
         return ns / 1000000;
     }
 #endif

@@ -1,11 +1,13 @@
-// Fuzzes the generator state machine (src/core/generator.*) the way the
-// PostgreSQL layer drives it, with a fuzzed clock and fuzzed settings.
+// Fuzzes the id path (src/core/id_path.*, id_word.hpp, generator.*) the way
+// the PostgreSQL layer drives it -- the lock-free attempt first, the slow
+// path's next_ids() when that declines -- with a fuzzed clock and settings.
 //
 // The input is a program: a layout and a start, then operations -- the wall
 // clock moving forward or back by fuzzed amounts or jumping anywhere, policy,
 // bound, node and random_start changes, batches of ids, the reserver
-// extending the durable mark or closing it, crashes (restart from the durable
-// mark) and clean restarts (from the mark shrunk to the last id).
+// extending the durable mark, crashes (restart from the durable mark) and
+// clean shutdowns (the mark lowered to the id word's millisecond, then a
+// restart).
 //
 // Invariants (abort() on violation):
 //   - every Issued id is greater than every id issued before it, across
@@ -20,15 +22,39 @@
 //     the last id, within the reservation and lifetime, always gets ids.
 #include "fuzz_input.hpp"
 #include "generator.hpp"
+#include "id_path.hpp"
+#include "id_word.hpp"
 #include "layout.hpp"
 
 using namespace snowflake;
 
 namespace {
 
+// One process's view of the word: no other process changes it.
+struct PlainWord {
+    uint64_t *w;
+    uint64_t load() { return *w; }
+    uint64_t fetch_add(uint64_t n) {
+        const uint64_t old = *w;
+        *w += n;
+        return old;
+    }
+    bool cas(uint64_t *expected, uint64_t desired) {
+        if (*w != *expected) {
+            *expected = *w;
+            return false;
+        }
+        *w = desired;
+        return true;
+    }
+};
+
 struct World {
     Layout layout;
-    GeneratorState s;
+    GeneratorState s;           // the slow path's bookkeeping
+    uint64_t word = 0;          // the id word: the truth about the last id
+    int64_t reserved = -1;      // the durable mark in force (shared memory)
+    bool fetch_add = true;
     int64_t now = 0;            // wall clock as a timestamp field
     int64_t durable = -1;       // the mark in the state file
     int64_t restart_mark = -1;  // the mark the current run started after
@@ -66,30 +92,38 @@ void restart(World *w, int64_t mark) {
     start_after_mark(&w->s, mark);
     FUZZ_CHECK(w->s.last_ms == (mark < 0 ? -1 : mark));
     FUZZ_CHECK(w->s.reserved_ms == w->s.last_ms);
+    w->word = word_of(w->s, w->layout);
+    w->reserved = w->s.reserved_ms;
+    int64_t id;
+    FUZZ_CHECK(!word_take(w->layout, w->word, &id));  // the mark's ms is used up
     w->restart_mark = mark;
     w->issued_this_run = 0;
 }
 
+int64_t word_last_ms(const World &w) { return word_ms(w.layout, w.word); }
+
 // The reserver: writes a mark `window` ms past max(now, last), then publishes it.
 void reserve(World *w, int64_t window) {
-    const int64_t base = w->now > w->s.last_ms ? w->now : w->s.last_ms;
+    const int64_t last = word_last_ms(*w);
+    const int64_t base = w->now > last ? w->now : last;
     if (base < 0)
         return;
     int64_t mark = base + window;
     if (mark > w->layout.max_timestamp())
         mark = w->layout.max_timestamp();
-    if (mark <= w->s.reserved_ms)
+    if (mark <= w->reserved)
         return;
     w->durable = mark;
-    w->s.reserved_ms = mark;
+    w->reserved = mark;
 }
 
-// The reserver stopping: shrink the reservation to the last id, record that.
-void close_reservation(World *w) {
-    const int64_t exact = w->s.last_ms;
-    if (exact < w->s.reserved_ms)
-        w->s.reserved_ms = exact;
-    w->durable = exact < 0 ? -1 : exact;
+// A clean shutdown: once no process can issue, the postmaster lowers the
+// durable mark to the word's millisecond.
+void shut_down(World *w) {
+    const int64_t exact = word_last_ms(*w);
+    FUZZ_CHECK(w->max_issued < 0 || (w->max_issued >> w->layout.timestamp_shift()) <= exact);
+    if (w->durable >= 0 && exact < w->durable)
+        w->durable = exact;
 }
 
 void check_issued(const World &w, const GeneratorState &before, const Request &req,
@@ -123,16 +157,15 @@ void check_issued(const World &w, const GeneratorState &before, const Request &r
     // The state now describes exactly this batch.
     FUZZ_CHECK(w.s.last_ms == ms && snowflake::last_issued_id(w.s, w.layout) == last &&
                w.s.last_seq == b.sequence);
-    FUZZ_CHECK(w.s.ids_issued == before.ids_issued + static_cast<uint64_t>(r.count));
     FUZZ_CHECK(w.s.reserved_ms == before.reserved_ms);
+    FUZZ_CHECK(w.word == word_of(w.s, w.layout));
 }
 
 void check_refused(const World &w, const GeneratorState &before, const Request &req,
                    const Result &r) {
     const GeneratorState &s = w.s;
     FUZZ_CHECK(s.last_ms == before.last_ms && s.last_seq == before.last_seq &&
-               s.last_node == before.last_node && s.reserved_ms == before.reserved_ms &&
-               s.ids_issued == before.ids_issued);
+               s.last_node == before.last_node && s.reserved_ms == before.reserved_ms);
     const int64_t now = req.now_ms;
     switch (r.outcome) {
     case Outcome::Issued:
@@ -171,7 +204,24 @@ void check_refused(const World &w, const GeneratorState &before, const Request &
                  now <= w.layout.max_timestamp()));
 }
 
-// One call of next_ids with the world's current settings, checked.
+// An id the lock-free path took: at the clock, in one millisecond, above
+// everything before, within the mark and the lifetime.
+void check_fast(const World &w, const Request &req, int64_t want, const AttemptResult &a) {
+    const Layout &l = w.layout;
+    FUZZ_CHECK(a.count >= 1 && a.count <= want);
+    FUZZ_CHECK(a.first_id > w.max_issued);
+    const int64_t last = a.first_id + (a.count - 1);
+    IdParts p{}, q{};
+    FUZZ_CHECK(decompose(l, a.first_id, &p) && decompose(l, last, &q));
+    FUZZ_CHECK(p.timestamp == q.timestamp && p.timestamp == req.now_ms);
+    FUZZ_CHECK(p.timestamp <= w.reserved && p.timestamp <= l.max_timestamp());
+    FUZZ_CHECK(p.timestamp > w.restart_mark);
+    FUZZ_CHECK(p.datacenter_id == req.datacenter_id && p.worker_id == req.worker_id);
+    FUZZ_CHECK(q.sequence - p.sequence == a.count - 1);
+    FUZZ_CHECK(word_ms(l, w.word) == p.timestamp);
+}
+
+// One call with the world's current settings, as take_ids makes it, checked.
 Result request(World *w, int64_t count, uint32_t random) {
     Request req{};
     req.now_ms = w->now;
@@ -182,13 +232,33 @@ Result request(World *w, int64_t count, uint32_t random) {
     req.count = count;
     req.random_start = w->random_start;
     req.random = random;
-    const GeneratorState before = w->s;
-    const Result r = next_ids(&w->s, w->layout, req);
+    const int64_t want = count < 1 ? 1 : count;
+    PlainWord word{&w->word};
+    const FastView v{w->now, w->layout.node_bits(w->dc, w->worker), w->reserved};
+    const AttemptResult a = try_fast(word, [&v] { return v; }, w->layout, count,
+                                     first_sequence(w->layout, req), w->fetch_add);
+    FUZZ_CHECK(a.outcome != Attempt::Retry);  // nobody else changes the word
+    if (a.outcome == Attempt::Issued) {
+        check_fast(*w, req, want, a);
+        w->max_issued = a.first_id + (a.count - 1);
+        w->issued_this_run += static_cast<uint64_t>(a.count);
+        return Result{Outcome::Issued, a.first_id, a.count, 0, 0};
+    }
+    if (a.outcome == Attempt::WaitNextMs) {
+        FUZZ_CHECK(a.wait_for_ms == word_last_ms(*w) + 1 && w->now == word_last_ms(*w));
+        return Result{Outcome::SequenceExhausted, 0, 0, a.wait_for_ms, 0};
+    }
+    GeneratorState before = w->s;
+    adopt_word(&before, w->layout, w->word);
+    before.reserved_ms = w->reserved;
+    const uint64_t word_before = w->word;
+    const Result r = take_locked(word, [w] { return w->now; }, &w->s, w->layout, w->reserved, req);
     if (r.outcome == Outcome::Issued) {
         check_issued(*w, before, req, r);
         w->max_issued = r.first_id + (r.count - 1);
         w->issued_this_run += static_cast<uint64_t>(r.count);
     } else {
+        FUZZ_CHECK(w->word == word_before);
         check_refused(*w, before, req, r);
     }
     return r;
@@ -272,10 +342,11 @@ void step(World *w, fuzz::Input &in) {
     case 14:  // crash: only the durable mark survives
         restart(w, w->durable);
         break;
-    case 15:  // clean shutdown or a reserver stop, maybe followed by a restart
-        close_reservation(w);
+    case 15:  // clean shutdown and restart
+        shut_down(w);
+        restart(w, w->durable);
         if (op & 0x10)
-            restart(w, w->durable);
+            w->fetch_add = !w->fetch_add;
         break;
     }
 }

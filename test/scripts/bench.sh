@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The performance benchmark of issue 4: starts two servers and runs sf_bench,
-# which measures snowflake_nextval() side by side with the floor, nextval()
-# CACHE 1 / CACHE 100 and gen_random_uuid() (see test/client/bench.cpp).
+# The performance benchmark: starts two servers and runs sf_bench, which
+# measures snowflake_nextval() side by side with the floor, nextval() CACHE 1 /
+# CACHE 100 and gen_random_uuid() (see test/client/bench.cpp), then sf_sweep,
+# the same against a sweep of concurrent sessions (see test/client/sweep.cpp).
 #
-#   bash test/scripts/bench.sh [--quick] [WORKDIR] [-- SF_BENCH_OPTIONS...]
+#   bash test/scripts/bench.sh [--quick] [--sessions "1 2 4 8 16 32 64"]
+#        [--sweep-n N] [--sweep-only | --no-sweep] [WORKDIR] [-- SF_BENCH_OPTIONS...]
 #                                     (as root; servers run as postgres)
 # e.g. `bash test/scripts/bench.sh -- --only insert --reps 7` re-runs one section
-# (see test/client/sf_bench --help).
+# (see test/client/sf_bench --help); `--sweep-only --sessions "1 16 64"` runs
+# only the sweep.  The sweep is the figure to take on a machine with many
+# cores: on 2 CPUs, 64 sessions mostly measure the scheduler.
 #
 # Server A: default layout (41/5/5/12, 4096 ids/ms), worker_id 1.
 # Server B: sequence_bits 16, worker_bits 3, datacenter_bits 3, worker_id 1, so
@@ -15,8 +19,8 @@
 # insert table stays in memory).  Ports 54410/54411 (SF_BENCH_PORT sets the
 # first), directories under /var/tmp/h-bench unless WORKDIR is given.
 #
-# --quick: tiny sizes, 2 repetitions, seconds; the test suite runs it to prove
-# the benchmark works.  No timing assertions anywhere: the exit status is
+# --quick: tiny sizes, 2 repetitions (sweep: sessions 1 2 4, 1 repetition),
+# seconds; the test suite runs it to prove the benchmark works.  No timing assertions anywhere: the exit status is
 # non-zero only on an error.  Full mode takes a few minutes on 2 cores.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,12 +29,20 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 QUICK=()
 DIR=/var/tmp/h-bench
 EXTRA=()
+SESSIONS=""
+SWEEP_N=""
+BENCH=1
+SWEEP=1
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) QUICK=(--quick) ;;
+        --sessions) SESSIONS=$2; shift ;;
+        --sweep-n) SWEEP_N=$2; shift ;;
+        --sweep-only) BENCH=0 ;;
+        --no-sweep) SWEEP=0 ;;
         --) shift; EXTRA=("$@"); break ;;
-        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
         *) DIR=$1 ;;
     esac
@@ -43,8 +55,19 @@ DIR_B=$DIR/b
 CLIENT_DIR="$HERE/../client"
 CLIENT="$CLIENT_DIR/sf_bench"
 
+SWEEP_CLIENT="$CLIENT_DIR/sf_sweep"
+if [ ${#QUICK[@]} -gt 0 ]; then
+    SESSIONS=${SESSIONS:-1 2 4}
+    SWEEP_N=${SWEEP_N:-40000}
+    SWEEP_REPS=1
+else
+    SESSIONS=${SESSIONS:-1 2 4 8 16 32 64}
+    SWEEP_N=${SWEEP_N:-8000000}
+    SWEEP_REPS=3
+fi
+
 # Built here if the suite's client build has not done it already.
-make -s -C "$CLIENT_DIR" sf_bench
+make -s -C "$CLIENT_DIR" sf_bench sf_sweep
 
 cleanup() {
     local rc=$?
@@ -61,7 +84,7 @@ trap cleanup EXIT
 
 mkdir -p "$DIR"
 COMMON=("shared_preload_libraries = 'snowflake'" "snowflake.worker_id = 1"
-        "max_connections = 30" "jit = off" "autovacuum = off" "shared_buffers = 512MB")
+        "max_connections = 100" "jit = off" "autovacuum = off" "shared_buffers = 512MB")
 sf_server_init "$DIR_A" "$PORT_A" "${COMMON[@]}"
 sf_server_init "$DIR_B" "$PORT_B" "${COMMON[@]}" \
     "snowflake.sequence_bits = 16" "snowflake.worker_bits = 3" "snowflake.datacenter_bits = 3"
@@ -78,6 +101,7 @@ CREATE SEQUENCE s100 CACHE 100;
 CREATE UNLOGGED TABLE t_const (id bigint DEFAULT 0, v integer);
 CREATE UNLOGGED TABLE t_sf (id bigint DEFAULT snowflake_nextval(), v integer);
 CREATE UNLOGGED TABLE t_s1 (id bigint DEFAULT nextval('s1'), v integer);
+CREATE UNLOGGED TABLE t_fill (k integer, x bigint);
 SQL
 done
 
@@ -93,12 +117,24 @@ echo "command: ${CMD% }"
 echo "build:   $BUILD"
 echo "servers: fsync=off (no durability needed for a benchmark), jit=off (JIT compilation would"
 echo "         distort per-row costs), autovacuum=off (it would compete for the 2 cores after the"
-echo "         inserts), shared_buffers=512MB, max_connections=30; client and servers share the machine"
+echo "         inserts), shared_buffers=512MB, max_connections=100; client and servers share the machine"
 echo
 
-"$CLIENT" "${QUICK[@]}" "${EXTRA[@]}" \
-    --conn-a "host=$DIR_A port=$PORT_A user=postgres dbname=postgres" \
-    --conn-b "host=$DIR_B port=$PORT_B user=postgres dbname=postgres" \
-    --note "command: ${CMD% }" \
-    --note "build: $BUILD" \
-    --note "servers started by bench.sh with fsync=off, jit=off (JIT would distort per-row costs), autovacuum=off, shared_buffers=512MB; inserts go to UNLOGGED tables without an index (the generator, not index maintenance, is measured)"
+if [ "$BENCH" = 1 ]; then
+    "$CLIENT" "${QUICK[@]}" "${EXTRA[@]}" \
+        --conn-a "host=$DIR_A port=$PORT_A user=postgres dbname=postgres" \
+        --conn-b "host=$DIR_B port=$PORT_B user=postgres dbname=postgres" \
+        --note "command: ${CMD% }" \
+        --note "build: $BUILD" \
+        --note "servers started by bench.sh with fsync=off, jit=off (JIT would distort per-row costs), autovacuum=off, shared_buffers=512MB; inserts go to UNLOGGED tables without an index (the generator, not index maintenance, is measured)"
+fi
+
+if [ "$SWEEP" = 1 ]; then
+    echo
+    echo "## (g) Sessions sweep: $SWEEP_N values split over c sessions ($(nproc) CPUs here)"
+    echo
+    "$SWEEP_CLIENT" --conn "host=$DIR_A port=$PORT_A user=postgres dbname=postgres" \
+        --label "server A (default layout)" --sessions "$SESSIONS" --n "$SWEEP_N" --reps "$SWEEP_REPS"
+    "$SWEEP_CLIENT" --conn "host=$DIR_B port=$PORT_B user=postgres dbname=postgres" \
+        --label "server B (sequence_bits 16)" --sessions "$SESSIONS" --n "$SWEEP_N" --reps "$SWEEP_REPS"
+fi

@@ -64,7 +64,7 @@ sub id_pair
 		'SELECT datacenter_id || $$|$$ || worker_id FROM snowflake_parse(snowflake_nextval())');
 }
 
-sub registrar_pid { return worker_pid($_[0], 'snowflake registrar'); }
+sub registrar_pid { return worker_pid($_[0], 'snowflake registrar') // 0; }
 
 # Waits for a registrar process other than $old; returns its pid (0 if none
 # came).

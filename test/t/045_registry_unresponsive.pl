@@ -42,7 +42,7 @@ sub new_registrar
 	my ($node, $old) = @_;
 	foreach (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
 	{
-		my $pid = worker_pid($node, 'snowflake registrar');
+		my $pid = worker_pid($node, 'snowflake registrar') // 0;
 		return $pid if $pid && $pid != $old;
 		usleep(100_000);
 	}
@@ -87,7 +87,7 @@ like($err, qr/snowflake.worker_id is not set and is waiting for the registry/,
 
 # A kill of the registrar while it waits for the silent registry: it exits at
 # once and the postmaster starts it again.
-my $pid = worker_pid($node, 'snowflake registrar');
+my $pid = worker_pid($node, 'snowflake registrar') // 0;
 ok($pid > 0, 'the registrar runs');
 kill 'TERM', $pid if $pid > 0;    # (never 0: that is the process group)
 my $gone;

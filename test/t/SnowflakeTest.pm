@@ -18,8 +18,7 @@ use Test::More;
 our @EXPORT = qw(
   new_node set_case set_clock start_node crash reload_case
   decode_id unix_ms_of now_unix_ms server_unix_ms
-  read_state state_path timed_psql status tree_root sf_concurrency
-  worker_pid
+  read_state state_path timed_psql status tree_root sf_concurrency worker_pid
 );
 
 # Defaults of the layout (SPEC §2): the tests decode ids themselves.
@@ -206,24 +205,22 @@ sub crash
 	return $at;
 }
 
-# Pid of the node's background worker titled $title ("snowflake registrar"),
-# or 0.  Found through /proc: workers without a database connection are not
-# in pg_stat_activity.
+# Pid of the node's background worker titled "postgres: $title" (e.g.
+# "snowflake reserver"; with cluster_name, "postgres: NAME: $title"), or undef.
 sub worker_pid
 {
 	my ($node, $title) = @_;
-	open my $fh, '<', $node->data_dir . '/postmaster.pid' or return 0;
-	chomp(my $pm = <$fh> // '');
+	open my $fh, '<', $node->data_dir . '/postmaster.pid' or return undef;
+	chomp(my $pm = <$fh>);
 	close $fh;
-	return 0 unless $pm =~ /^\d+$/;
 	foreach my $pid (children_of($pm))
 	{
-		open my $cf, '<', "/proc/$pid/cmdline" or next;
-		my $cmd = do { local $/; <$cf> } // '';
-		close $cf;
-		return $pid if $cmd =~ /\Q$title\E/ && alive($pid);
+		open my $c, '<', "/proc/$pid/cmdline" or next;
+		my $cmd = <$c> // '';
+		close $c;
+		return $pid if $cmd =~ /^postgres: (?:[^:\0]+: )?\Q$title\E\s*(\0|$)/ && alive($pid);
 	}
-	return 0;
+	return undef;
 }
 
 sub now_unix_ms { return int(time * 1000); }

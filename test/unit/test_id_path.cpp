@@ -1,0 +1,376 @@
+// Unit tests of the id path (src/core/id_path.*): the fast path's decisions,
+// the fetch-and-add and compare-and-swap attempts, and the slow path's loop,
+// one thread at a time.  test_id_path_threads.cpp runs them concurrently.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "generator.hpp"
+#include "id_path.hpp"
+#include "id_word.hpp"
+#include "layout.hpp"
+#include "sim_node.hpp"
+
+using snowflake::Attempt;
+using snowflake::ClockPolicy;
+using snowflake::FastStep;
+using snowflake::FastView;
+using snowflake::IdParts;
+using snowflake::Layout;
+using snowflake::Outcome;
+using snowflake_test::SimNode;
+using snowflake_test::take;
+
+namespace {
+
+constexpr int64_t kT = 5000000;
+
+const Layout kL;
+const int64_t kNode = kL.node_bits(17, 25);
+
+FastView view(int64_t now, int64_t node = kNode, int64_t reserved = kT + 1000) {
+    return FastView{now, node, reserved};
+}
+
+IdParts parts(const Layout &l, int64_t id) {
+    IdParts p{};
+    EXPECT_TRUE(snowflake::decompose(l, id, &p)) << id;
+    return p;
+}
+
+// A plain word, with an optional interference: a change another process makes
+// between this process's load and its add or swap.
+struct PlainWord {
+    uint64_t v;
+    uint64_t interfere_add = 0;   // added to v just before the next RMW
+    int cas_failures = 0;         // fail this many swaps, bumping v by one each
+    uint64_t load() { return v; }
+    uint64_t fetch_add(uint64_t n) {
+        v += interfere_add;
+        interfere_add = 0;
+        const uint64_t old = v;
+        v += n;
+        return old;
+    }
+    bool cas(uint64_t *expected, uint64_t desired) {
+        v += interfere_add;
+        interfere_add = 0;
+        if (cas_failures > 0) {
+            cas_failures--;
+            v += 1;
+        }
+        if (v != *expected) {
+            *expected = v;
+            return false;
+        }
+        v = desired;
+        return true;
+    }
+};
+
+}  // namespace
+
+// ---- decide_fast -----------------------------------------------------------
+
+TEST(FastPath, TakesTheNextSequenceWhenTheWordsMillisecondIsNow) {
+    const uint64_t w = snowflake::word_pack(kL, kT, kNode, 7);
+    const auto d = snowflake::decide_fast(w, view(kT), kL, 1, 0);
+    ASSERT_EQ(d.step, FastStep::Take);
+    EXPECT_EQ(d.first_id, kL.compose(kT, kNode, 7));
+    EXPECT_EQ(d.count, 1);
+    EXPECT_EQ(d.desired, w + 1);
+}
+
+TEST(FastPath, ABatchTakesWhatIsLeftOfTheMillisecondAtMost) {
+    const uint64_t w = snowflake::word_pack(kL, kT, kNode, 4090);
+    const auto d = snowflake::decide_fast(w, view(kT), kL, 100, 0);
+    ASSERT_EQ(d.step, FastStep::Take);
+    EXPECT_EQ(d.count, 6);
+    EXPECT_EQ(d.first_id, kL.compose(kT, kNode, 4090));
+    EXPECT_EQ(snowflake::word_counter(kL, d.desired), 4096u) << "used up after the batch";
+}
+
+TEST(FastPath, WaitsForTheNextMillisecondWhenThisOneIsUsedUp) {
+    for (uint64_t c : {uint64_t{4096}, uint64_t{4097}, uint64_t{8191}}) {
+        const auto d = snowflake::decide_fast(snowflake::word_pack(kL, kT, kNode, c), view(kT), kL,
+                                              1, 0);
+        ASSERT_EQ(d.step, FastStep::WaitNextMs);
+        EXPECT_EQ(d.wait_for_ms, kT + 1);
+    }
+}
+
+TEST(FastPath, AnotherNodesMillisecondIsUsedUpForThisOne) {
+    // The identity changed within the millisecond: ids of the new node there
+    // could sort below ids the old one issued.
+    const int64_t old_node = kL.node_bits(31, 31);
+    const auto d = snowflake::decide_fast(snowflake::word_pack(kL, kT, old_node, 3), view(kT), kL,
+                                          1, 0);
+    ASSERT_EQ(d.step, FastStep::WaitNextMs);
+    EXPECT_EQ(d.wait_for_ms, kT + 1);
+}
+
+TEST(FastPath, MovesTheWordToTheClocksMillisecondWithinTheMark) {
+    const uint64_t w = snowflake::word_pack(kL, kT - 3, kNode, 100);
+    const auto d = snowflake::decide_fast(w, view(kT), kL, 1, 0);
+    ASSERT_EQ(d.step, FastStep::Move);
+    EXPECT_EQ(d.first_id, kL.compose(kT, kNode, 0));
+    EXPECT_EQ(d.desired, snowflake::word_pack(kL, kT, kNode, 1));
+    EXPECT_GT(d.desired, w);
+}
+
+TEST(FastPath, AMoveStartsAtTheRandomOffsetAndTakesABatchFromIt) {
+    const uint64_t w = snowflake::word_used_up(kL, kT - 1);
+    const auto d = snowflake::decide_fast(w, view(kT), kL, 5000, 2000);
+    ASSERT_EQ(d.step, FastStep::Move);
+    EXPECT_EQ(d.first_id, kL.compose(kT, kNode, 2000));
+    EXPECT_EQ(d.count, 2096);
+    EXPECT_EQ(d.desired, snowflake::word_pack(kL, kT, kNode, 4096));
+}
+
+TEST(FastPath, LeavesEverythingElseToTheSlowPath) {
+    const uint64_t w = snowflake::word_pack(kL, kT, kNode, 7);
+    // No identity yet; the clock before the epoch.
+    EXPECT_EQ(snowflake::decide_fast(w, view(kT, -1), kL, 1, 0).step, FastStep::Slow);
+    EXPECT_EQ(snowflake::decide_fast(w, view(-5), kL, 1, 0).step, FastStep::Slow);
+    // The clock behind the word: a step back, or borrowing.
+    EXPECT_EQ(snowflake::decide_fast(w, view(kT - 1), kL, 1, 0).step, FastStep::Slow);
+    // Past the durable mark: a reservation is needed.
+    EXPECT_EQ(snowflake::decide_fast(w, view(kT + 1, kNode, kT), kL, 1, 0).step, FastStep::Slow);
+    EXPECT_EQ(snowflake::decide_fast(w, view(kT + 1, kNode, -1), kL, 1, 0).step, FastStep::Slow);
+    // Past the lifetime.
+    const uint64_t last = snowflake::word_pack(kL, kL.max_timestamp(), kNode, 4096);
+    EXPECT_EQ(snowflake::decide_fast(last, view(kL.max_timestamp() + 1, kNode, INT64_MAX), kL, 1, 0)
+                  .step,
+              FastStep::Slow);
+}
+
+TEST(FastPath, TheMarkItselfIsUsable) {
+    const auto d = snowflake::decide_fast(snowflake::word_used_up(kL, kT - 1),
+                                          view(kT, kNode, kT), kL, 1, 0);
+    EXPECT_EQ(d.step, FastStep::Move);
+}
+
+// ---- try_fast ----------------------------------------------------------------
+
+TEST(FastAttempt, FetchAddTakesEveryIdOfTheMillisecondThenWaits) {
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 0)};
+    auto v = [] { return view(kT); };
+    for (int i = 0; i < 4096; i++) {
+        const auto a = snowflake::try_fast(w, v, kL, 1, 0, true);
+        ASSERT_EQ(a.outcome, Attempt::Issued);
+        ASSERT_EQ(a.first_id, kL.compose(kT, kNode, i));
+    }
+    const auto a = snowflake::try_fast(w, v, kL, 1, 0, true);
+    ASSERT_EQ(a.outcome, Attempt::WaitNextMs);
+    EXPECT_EQ(a.wait_for_ms, kT + 1);
+}
+
+TEST(FastAttempt, AnAddThatFindsTheMillisecondUsedUpTakesNothing) {
+    // Loaded with one id left; another process takes it before the add.
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 4095)};
+    w.interfere_add = 1;
+    const auto a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, true);
+    EXPECT_EQ(a.outcome, Attempt::Retry);
+    EXPECT_EQ(snowflake::word_counter(kL, w.v), 4097u) << "the failed add is left in the counter";
+    EXPECT_EQ(snowflake::word_ms(kL, w.v), kT);
+    EXPECT_EQ(snowflake::word_node(kL, w.v), kNode);
+    // Seen used up, the next attempt waits instead of adding again.
+    EXPECT_EQ(snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, true).outcome,
+              Attempt::WaitNextMs);
+    EXPECT_EQ(snowflake::word_counter(kL, w.v), 4097u);
+}
+
+TEST(FastAttempt, AnAddLandsInWhateverMillisecondTheWordHoldsNow) {
+    // Loaded at kT; meanwhile another process moved the word to kT + 1 and
+    // took 5 ids there.  The add takes the 6th of kT + 1.
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 9)};
+    w.interfere_add = snowflake::word_pack(kL, kT + 1, kNode, 5) - w.v;
+    const auto a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, true);
+    ASSERT_EQ(a.outcome, Attempt::Issued);
+    EXPECT_EQ(a.first_id, kL.compose(kT + 1, kNode, 5));
+}
+
+TEST(FastAttempt, CompareAndSwapModeAndBatchesRetryWhenTheWordMoved) {
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 3)};
+    w.cas_failures = 1;
+    auto a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, false);
+    EXPECT_EQ(a.outcome, Attempt::Retry);
+    a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, false);
+    ASSERT_EQ(a.outcome, Attempt::Issued);
+    EXPECT_EQ(a.first_id, kL.compose(kT, kNode, 4));
+    // A batch never uses fetch-and-add, even when allowed.
+    a = snowflake::try_fast(w, [] { return view(kT); }, kL, 10, 0, true);
+    ASSERT_EQ(a.outcome, Attempt::Issued);
+    EXPECT_EQ(a.first_id, kL.compose(kT, kNode, 5));
+    EXPECT_EQ(a.count, 10);
+    EXPECT_EQ(w.v, snowflake::word_pack(kL, kT, kNode, 15));
+}
+
+TEST(FastAttempt, TheClockIsReadAfterTheWord) {
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 0)};
+    bool loaded_first = false;
+    struct Spy {
+        PlainWord *w;
+        bool *loaded;
+        uint64_t load() {
+            *loaded = true;
+            return w->load();
+        }
+        uint64_t fetch_add(uint64_t n) { return w->fetch_add(n); }
+        bool cas(uint64_t *e, uint64_t d) { return w->cas(e, d); }
+    } spy{&w, &loaded_first};
+    bool ok = false;
+    snowflake::try_fast(spy, [&] {
+        ok = loaded_first;
+        return view(kT);
+    }, kL, 1, 0, true);
+    EXPECT_TRUE(ok);
+}
+
+// ---- take_locked and the whole path ------------------------------------------
+
+TEST(SlowPath, DecidesAgainWhenTheFastPathMovedTheWordUnderTheLock) {
+    snowflake::GeneratorState s;
+    snowflake::start_after_mark(&s, kT - 10);
+    PlainWord w{snowflake::word_of(s, kL)};
+    w.cas_failures = 1;  // one id taken lock-free between load and swap
+    snowflake::Request req{};
+    req.datacenter_id = 17;
+    req.worker_id = 25;
+    req.policy = ClockPolicy::Borrow;
+    req.max_backward_ms = 100;
+    req.count = 1;
+    // The clock is behind the mark: the slow path borrows.
+    const auto r = snowflake::take_locked(w, [] { return kT - 20; }, &s, kL, kT + 1000, req);
+    ASSERT_EQ(r.outcome, Outcome::Issued);
+    EXPECT_EQ(parts(kL, r.first_id).timestamp, kT - 9);
+    EXPECT_EQ(s.backward_events, 1u) << "one episode, though decided twice";
+    EXPECT_EQ(w.v, snowflake::word_pack(kL, kT - 9, kNode, 1));
+}
+
+TEST(SlowPath, StartsWithAReservationAndThenLeavesIdsToTheFastPath) {
+    SimNode n(kL, kT - 5);
+    n.set_identity(17, 25);
+    n.now_ms = kT;
+    n.auto_reserve_ms = 1000;
+    snowflake_test::TakeStats st;
+    int64_t prev = -1;
+    for (int i = 0; i < 10000; i++) {
+        if (i % 2500 == 2499)
+            n.now_ms += 1;
+        const auto r = take(n, 1, ClockPolicy::Error, 0, &st);
+        ASSERT_EQ(r.outcome, Outcome::Issued);
+        ASSERT_GT(r.first_id, prev);
+        prev = r.first_id;
+    }
+    EXPECT_EQ(st.slow, 0u) << "the first id took the slow path only for the reservation";
+    EXPECT_EQ(st.fast, 10000u);
+    EXPECT_EQ(st.waits, 0u);
+    EXPECT_EQ(st.retries, 0u);
+}
+
+TEST(SlowPath, ANewIdentityWithSmallerNodeBitsNeverUndercutsTheOldOnesIds) {
+    SimNode n(kL, -1);
+    n.set_identity(31, 31);
+    n.now_ms = kT;
+    n.auto_reserve_ms = 1000;
+    const auto a = take(n, 1, ClockPolicy::Error, 0);
+    ASSERT_EQ(a.outcome, Outcome::Issued);
+    n.set_identity(0, 1);
+    std::thread ticker([&n] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        n.now_ms += 1;
+    });
+    const auto b = take(n, 1, ClockPolicy::Error, 0);  // waits for the next ms
+    ticker.join();
+    ASSERT_EQ(b.outcome, Outcome::Issued);
+    EXPECT_GT(b.first_id, a.first_id);
+    EXPECT_EQ(parts(kL, b.first_id).timestamp, kT + 1);
+    EXPECT_EQ(parts(kL, b.first_id).worker_id, 1);
+}
+
+TEST(SlowPath, AnEpisodeEndedByTheFastPathLetsTheNextStepCountAgain) {
+    SimNode n(kL, -1);
+    n.set_identity(17, 25);
+    n.auto_reserve_ms = 1000;
+    n.now_ms = kT;
+    ASSERT_EQ(take(n, 1, ClockPolicy::Borrow, 1000).outcome, Outcome::Issued);
+    n.now_ms = kT - 30;  // step back: the slow path borrows
+    ASSERT_EQ(take(n, 1, ClockPolicy::Borrow, 1000).outcome, Outcome::Issued);
+    EXPECT_EQ(n.gen.backward_events, 1u);
+    EXPECT_TRUE(n.gen.behind);
+    n.now_ms = kT + 50;  // caught up: the fast path moves the word on
+    snowflake_test::TakeStats st;
+    ASSERT_EQ(take(n, 1, ClockPolicy::Borrow, 1000, &st).outcome, Outcome::Issued);
+    EXPECT_EQ(st.fast, 1u);
+    n.now_ms = kT - 100;  // a second step back, of 150 ms from the highest clock
+    ASSERT_EQ(take(n, 1, ClockPolicy::Borrow, 1000).outcome, Outcome::Issued);
+    EXPECT_EQ(n.gen.backward_events, 2u);
+    EXPECT_EQ(n.gen.max_backward_ms, 150) << "measured from the fast path's millisecond";
+}
+
+TEST(SlowPath, ErrorPolicyRefusesAStepBackWithoutTouchingTheWord) {
+    SimNode n(kL, -1);
+    n.set_identity(17, 25);
+    n.auto_reserve_ms = 1000;
+    n.now_ms = kT;
+    ASSERT_EQ(take(n, 1, ClockPolicy::Error, 0).outcome, Outcome::Issued);
+    const uint64_t before = n.word.load();
+    n.now_ms = kT - 12;
+    EXPECT_EQ(take(n, 1, ClockPolicy::Error, 0).outcome, Outcome::ClockBehindError);
+    EXPECT_EQ(n.word.load(), before);
+}
+
+TEST(SlowPath, NoIdentityNeverIssues) {
+    SimNode n(kL, -1);
+    n.now_ms = kT;
+    n.auto_reserve_ms = 1000;
+    EXPECT_NE(take(n, 1, ClockPolicy::Borrow, 100).outcome, Outcome::Issued);
+}
+
+TEST(SlowPath, IdsNeverPassTheMarkWhileTheReserverIsAway) {
+    SimNode n(kL, -1);
+    n.set_identity(17, 25);
+    n.now_ms = kT;
+    n.reserved_ms = kT + 2;
+    constexpr int kIds = 4096 * 5;  // more than the 3 ms below the mark hold
+    std::vector<int64_t> ids(kIds);
+    std::atomic<int> taken{0};
+    std::atomic<bool> stop{false};
+    std::thread clock([&] {
+        while (!stop && taken.load() == 0)
+            std::this_thread::yield();
+        while (!stop) {
+            n.now_ms += 1;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    });
+    std::thread taker([&] {
+        for (int i = 0; i < kIds; i++) {
+            ids[i] = take(n, 1, ClockPolicy::Error, 0).first_id;
+            taken.store(i + 1);
+        }
+    });
+    // The taker fills the milliseconds up to the mark, then waits for a
+    // reservation that does not come until the clock is well past it.
+    while (!n.reservation_wanted.load() || n.now_ms.load() < kT + 50)
+        std::this_thread::yield();
+    const int before = taken.load();
+    EXPECT_GT(before, 0);
+    EXPECT_LT(before, kIds);
+    int past_mark = 0;
+    for (int i = 0; i < before; i++)
+        past_mark += parts(kL, ids[i]).timestamp > kT + 2;
+    EXPECT_EQ(past_mark, 0) << "ids past the mark";
+    n.reserve_ahead(1000);
+    taker.join();
+    stop = true;
+    clock.join();
+    for (int i = 1; i < kIds; i++)
+        ASSERT_GT(ids[i], ids[i - 1]);
+    EXPECT_GE(parts(kL, ids[kIds - 1]).timestamp, kT + 50) << "the rest came after the reservation";
+}
