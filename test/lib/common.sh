@@ -14,7 +14,7 @@ sf_install_deps() {
     apt-get install -y -qq --no-install-recommends \
         make g++ clang-14 llvm-14 libclang-rt-14-dev rsync valgrind \
         "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-contrib \
-        libpqxx-dev libgtest-dev libipc-run-perl faketime >/dev/null
+        libpqxx-dev libgtest-dev libipc-run-perl faketime procps >/dev/null
     # Debian's postgresql package may start a cluster of its own; our servers
     # use their own ports, so it is left alone.
 }
