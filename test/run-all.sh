@@ -59,6 +59,9 @@ run_suite regress-preloaded as_postgres make -C "$WORK/src" installcheck
 run_suite regress-not-preloaded as_postgres make -C "$WORK/src" installcheck-nopreload
 run_suite client-build as_postgres make -C "$WORK/src/test/client"
 run_suite concurrency-2-databases bash "$WORK/src/test/scripts/concurrency.sh" "$WORK/concurrency"
+run_suite client-sqlalchemy bash "$WORK/src/test/scripts/clients.sh" sqlalchemy "$WORK/clients-sqlalchemy"
+run_suite client-node-pg bash "$WORK/src/test/scripts/clients.sh" node "$WORK/clients-node"
+run_suite client-libpqxx-batch bash "$WORK/src/test/scripts/clients.sh" libpqxx "$WORK/clients-libpqxx"
 run_suite bench-quick bash "$WORK/src/test/scripts/bench.sh" --quick "$WORK/bench"
 run_suite load-and-crash bash "$WORK/src/test/scripts/load_crash.sh" --quick "$WORK/load"
 run_suite tap as_postgres env PG_TEST_TIMEOUT_DEFAULT=120 make -C "$WORK/src" prove-installcheck

@@ -103,7 +103,18 @@ void wait_for_reservation(WaitState *w) {
     const int64_t mono = monotonic_ms();
     if (w->reservation_deadline < 0)
         w->reservation_deadline = mono + kReservationTimeoutMs;
-    else if (mono >= w->reservation_deadline)
+    else if (mono >= w->reservation_deadline) {
+        if (g_shared->reserver_waits_for_standbys)
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("could not reserve snowflake ids: the synchronous standbys did not "
+                            "confirm the durable high-water mark in time"),
+                     errdetail("The \"snowflake reserver\" background worker has waited more "
+                               "than %lld ms for the standbys in synchronous_standby_names to "
+                               "flush the mark's WAL record.",
+                               static_cast<long long>(kReservationTimeoutMs)),
+                     errhint("Ids wait for the synchronous standbys as commits do: check that "
+                             "they are connected (pg_stat_replication).")));
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("could not reserve snowflake ids: the durable high-water mark was "
                                "not extended in time"),
@@ -111,6 +122,7 @@ void wait_for_reservation(WaitState *w) {
                                   "snowflake.state within %lld ms.",
                                   static_cast<long long>(kReservationTimeoutMs)),
                         errhint("Check the server log for errors writing snowflake.state.")));
+    }
     wake_reserver(g_shared);
     nap(1);
 }

@@ -11,21 +11,28 @@
 #include "worker_slots.hpp"
 
 #include "firewall.hpp"
+extern "C" {
+#include "tcop/tcopprot.h"
+}
 
 namespace sfpg {
 
 namespace {
 
-volatile sig_atomic_t got_sigterm = 0;
-
 // The id word when the reserver last looked: unchanged means the node is idle.
 uint64 seen_word = 0;
 
-void handle_sigterm(SIGNAL_ARGS) {
-    int save_errno = errno;
-    got_sigterm = 1;
-    SetLatch(MyLatch);
-    errno = save_errno;
+// Every exit (terminated, an ERROR in a write, postmaster death) leaves no
+// latch behind for backends to set.
+void forget_latch(int, Datum) {
+    SharedState *s = g_shared;
+    if (s == nullptr)
+        return;
+    LWLockReleaseAll();
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (s->reserver_latch == MyLatch)
+        s->reserver_latch = nullptr;
+    LWLockRelease(&s->lock);
 }
 
 // Publishes a mark that is already durable.
@@ -68,7 +75,9 @@ void reserve_ahead(SharedState *s) {
     // once the new mark would survive a crash (state file) and a failover or
     // point-in-time restore (WAL).
     write_state_file(current_record(mark + g_layout.epoch_ms));
-    log_mark(mark + g_layout.epoch_ms);
+    const uint64_t end = log_mark(mark + g_layout.epoch_ms);
+    if (!wait_for_sync_standbys(end))
+        return;  // terminating before the standbys confirmed it: not published
     publish_mark(s, mark);
 }
 
@@ -121,11 +130,18 @@ PGDLLEXPORT void snowflake_reserver_main(Datum arg);
 
 static void reserver_body() {
     using namespace sfpg;
-    pqsignal(SIGTERM, handle_sigterm);
+    // die: a SIGTERM also cuts a wait for synchronous standbys short; the
+    // loop then exits through CHECK_FOR_INTERRUPTS (exit code 1: restarted
+    // unless the server is shutting down).
+    pqsignal(SIGTERM, die);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     BackgroundWorkerUnblockSignals();
+    // A mark counts once the synchronous standbys have flushed it, whatever
+    // synchronous_commit the server runs with.
+    SetConfigOption("synchronous_commit", "on", PGC_SUSET, PGC_S_OVERRIDE);
 
     SharedState *s = g_shared;
+    before_shmem_exit(forget_latch, 0);
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->reserver_latch = MyLatch;
     LWLockRelease(&s->lock);
@@ -134,7 +150,8 @@ static void reserver_body() {
     seen_word = pg_atomic_read_u64(&s->word);
     publish_configured_identity(s, true);
 
-    while (!got_sigterm) {
+    for (;;) {
+        CHECK_FOR_INTERRUPTS();
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
@@ -146,12 +163,6 @@ static void reserver_body() {
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
     }
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    s->reserver_latch = nullptr;
-    LWLockRelease(&s->lock);
-    // Exit code 1 so that, if this was not a shutdown (pg_terminate_backend),
-    // the postmaster restarts us after bgw_restart_time.
-    proc_exit(1);
 }
 
 void snowflake_reserver_main(Datum) { sfpg::firewall_void(reserver_body); }

@@ -81,7 +81,35 @@ bool check_epoch(char **newval, void **, GucSource) {
     return false;
 }
 
-bool check_worker_id(int *newval, void **, GucSource) {
+// Set once the node settings are defined: from then on, a value from
+// PGC_S_DEFAULT is a reload resetting a setting removed from the file.
+bool node_settings_defined = false;
+
+// The node identity never changes by omission.  A reload after
+// snowflake.worker_id or snowflake.datacenter_id was removed from the
+// configuration (or ALTER SYSTEM RESET) would reset it to its default:
+// unset, or datacenter 0, where another node may issue ids.  Refused, so
+// every process keeps the running value; the postmaster says so once.
+bool identity_reset_by_omission(const char *name, int newval, int current, GucSource source) {
+    if (!node_settings_defined || source != PGC_S_DEFAULT || newval == current)
+        return false;
+    if (!IsUnderPostmaster)
+        ereport(WARNING,
+                (errmsg("%s was removed from the configuration; the node keeps %s = %d", name,
+                        name, current),
+                 errdetail("Resetting it to its default (%d) would change the node identity ids "
+                           "are issued under.",
+                           newval),
+                 errhint("To change it, set a new value explicitly (-1 unsets "
+                         "snowflake.worker_id).")));
+    GUC_check_errmsg("%s was removed from the configuration; the node keeps %s = %d", name, name,
+                     current);
+    return true;
+}
+
+bool check_worker_id(int *newval, void **, GucSource source) {
+    if (identity_reset_by_omission("snowflake.worker_id", *newval, guc_worker_id, source))
+        return false;
     if (id_in_range(*newval, guc_worker_bits, true))
         return true;
     id_range_detail("snowflake.worker_bits", guc_worker_bits, true);
@@ -89,7 +117,9 @@ bool check_worker_id(int *newval, void **, GucSource) {
     return false;
 }
 
-bool check_datacenter_id(int *newval, void **, GucSource) {
+bool check_datacenter_id(int *newval, void **, GucSource source) {
+    if (identity_reset_by_omission("snowflake.datacenter_id", *newval, guc_datacenter_id, source))
+        return false;
     if (id_in_range(*newval, guc_datacenter_bits, false))
         return true;
     id_range_detail("snowflake.datacenter_bits", guc_datacenter_bits, false);
@@ -288,6 +318,7 @@ void define_settings(bool preloading) {
     define_layout_settings();
     validate_node_and_policy(node, sizeof node / sizeof node[0]);
     define_node_settings();
+    node_settings_defined = true;
     define_registry_setting();
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");

@@ -50,6 +50,9 @@ struct SharedState {
     int64_t durable_mark_unix_ms;  // what the state file says now (guarded by lock)
 
     alignas(PG_CACHE_LINE_SIZE) Latch *reserver_latch;  // set by the reserver, read to wake it
+    // The reserver is waiting for synchronous standbys to confirm a mark (for
+    // the message of a backend that gives up waiting for it).
+    volatile bool reserver_waits_for_standbys;
 
     // snowflake.registry's progress (guarded by lock).
     alignas(PG_CACHE_LINE_SIZE) RegistryState registry_state;

@@ -1,4 +1,5 @@
 #include "../core/generator.hpp"
+#include "../core/mark_record.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
@@ -7,6 +8,7 @@
 #include "pg_includes.hpp"
 #if PG_VERSION_NUM >= 150000
 extern "C" {
+#include "replication/syncrep.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
@@ -25,10 +27,32 @@ namespace {
 constexpr RmgrId kRmgrId = 187;
 constexpr uint8 kInfoMark = 0x10;
 
-struct MarkRecord {
-    int64 mark_unix_ms;  // every id issued before this record has unix ms <= this
-    int64 epoch_ms;      // the primary's epoch, for pg_waldump readers
-};
+// The record's body, read and checked before anything is believed: a wrong
+// length or tag is another format (FATAL rather than a guess), and a mark
+// issued under an epoch or layout that makes this server's ids collide with
+// the ids it covers is refused, as a start against the state file is.
+snowflake::StateRecord checked_mark(XLogReaderState *record) {
+    snowflake::StateRecord rec;
+    bool has_widths;
+    const snowflake::MarkRecordError e = snowflake::decode_mark_record(
+        reinterpret_cast<const unsigned char *>(XLogRecGetData(record)), XLogRecGetDataLen(record),
+        &rec, &has_widths);
+    if (e != snowflake::MarkRecordError::None)
+        ereport(FATAL, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("snowflake WAL record at %X/%X cannot be replayed",
+                               static_cast<uint32>(record->ReadRecPtr >> 32),
+                               static_cast<uint32>(record->ReadRecPtr)),
+                        errdetail("The record (%u bytes) %s.", XLogRecGetDataLen(record),
+                                  snowflake::mark_record_error_text(e)),
+                        errhint("Replay this WAL with the snowflake build that wrote it.")));
+    if (!has_widths) {
+        // Version 1 recorded the epoch only: the widths cannot be checked.
+        const int64 epoch_ms = rec.layout.epoch_ms;
+        rec.layout = g_layout;
+        rec.layout.epoch_ms = epoch_ms;
+    }
+    return rec;
+}
 
 // Replays a mark: the standby (or a restored backup, or the primary in crash
 // recovery) raises its own mark to it, in shared memory and durably on disk,
@@ -37,8 +61,25 @@ struct MarkRecord {
 void mark_redo(XLogReaderState *record) {
     if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != kInfoMark)
         elog(PANIC, "snowflake: unknown WAL record info %u", XLogRecGetInfo(record));
-    MarkRecord rec;
-    memcpy(&rec, XLogRecGetData(record), sizeof rec);
+    const snowflake::StateRecord rec = checked_mark(record);
+    const snowflake::ConfigVerdict v =
+        snowflake::check_config_change(rec, g_layout, guc_datacenter_id, guc_worker_id);
+    if (v.refused_setting)
+        ereport(FATAL,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("%s differs from the value the ids in the WAL were issued under",
+                        v.refused_setting),
+                 errdetail("A snowflake mark in the WAL records epoch %lld and layout %d/%d/%d "
+                           "(datacenter/worker/sequence bits); this server has epoch %lld and "
+                           "layout %d/%d/%d. After promotion its ids could collide with ids the "
+                           "primary issued.",
+                           static_cast<long long>(rec.layout.epoch_ms),
+                           rec.layout.datacenter_bits, rec.layout.worker_bits,
+                           rec.layout.sequence_bits, static_cast<long long>(g_layout.epoch_ms),
+                           g_layout.datacenter_bits, g_layout.worker_bits,
+                           g_layout.sequence_bits),
+                 errhint("Give this server the same %s as the server that wrote the WAL.",
+                         v.refused_setting)));
     SharedState *s = g_shared;
     if (s == nullptr)
         return;
@@ -53,10 +94,20 @@ void mark_redo(XLogReaderState *record) {
 }
 
 void mark_desc(StringInfo buf, XLogReaderState *record) {
-    MarkRecord rec;
-    memcpy(&rec, XLogRecGetData(record), sizeof rec);
+    snowflake::StateRecord rec;
+    bool has_widths;
+    const snowflake::MarkRecordError e = snowflake::decode_mark_record(
+        reinterpret_cast<const unsigned char *>(XLogRecGetData(record)), XLogRecGetDataLen(record),
+        &rec, &has_widths);
+    if (e != snowflake::MarkRecordError::None) {
+        appendStringInfo(buf, "unreadable: %s", snowflake::mark_record_error_text(e));
+        return;
+    }
     appendStringInfo(buf, "mark_unix_ms %lld epoch_ms %lld", static_cast<long long>(rec.mark_unix_ms),
-                     static_cast<long long>(rec.epoch_ms));
+                     static_cast<long long>(rec.layout.epoch_ms));
+    if (has_widths)
+        appendStringInfo(buf, " layout %d/%d/%d", rec.layout.datacenter_bits,
+                         rec.layout.worker_bits, rec.layout.sequence_bits);
 }
 
 const char *mark_identify(uint8 info) {
@@ -71,20 +122,34 @@ RmgrData mark_rmgr = {
 
 void register_wal_mark_rmgr() { RegisterCustomRmgr(kRmgrId, &mark_rmgr); }
 
-void log_mark(int64_t mark_unix_ms) {
-    MarkRecord rec{mark_unix_ms, g_layout.epoch_ms};
+uint64_t log_mark(int64_t mark_unix_ms) {
+    unsigned char rec[snowflake::kMarkRecordLen];
+    snowflake::encode_mark_record(mark_unix_ms, g_layout, rec);
     XLogBeginInsert();
-    XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof rec);
+    XLogRegisterData(reinterpret_cast<char *>(rec), sizeof rec);
     // Unimportant for checkpoint and archive_timeout decisions, like
     // standby snapshots: marks alone must not make an idle server look busy.
     XLogSetRecordFlags(XLOG_MARK_UNIMPORTANT);
-    XLogFlush(XLogInsert(kRmgrId, kInfoMark));
+    const XLogRecPtr end = XLogInsert(kRmgrId, kInfoMark);
+    XLogFlush(end);
+    return end;
+}
+
+bool wait_for_sync_standbys(uint64_t lsn) {
+    // Does nothing unless synchronous_standby_names names standbys; the
+    // reserver runs with synchronous_commit = on, so "confirmed" means
+    // flushed there, and a promoted standby replays it.
+    g_shared->reserver_waits_for_standbys = true;
+    SyncRepWaitForLSN(lsn, false);
+    g_shared->reserver_waits_for_standbys = false;
+    return !ProcDiePending;
 }
 
 #else
 
 void register_wal_mark_rmgr() {}
-void log_mark(int64_t) {}
+uint64_t log_mark(int64_t) { return 0; }
+bool wait_for_sync_standbys(uint64_t) { return true; }
 
 #endif
 

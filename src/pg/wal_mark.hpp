@@ -15,6 +15,15 @@ void register_wal_mark_rmgr();
 
 // WAL-logs `mark_unix_ms` and flushes it.  Called by the reserver after the
 // state file holds the mark and before the mark is published to backends.
-void log_mark(int64_t mark_unix_ms);
+// Returns the record's end (0 before PostgreSQL 15).
+uint64_t log_mark(int64_t mark_unix_ms);
+
+// Waits until the synchronous standbys (synchronous_standby_names), if any,
+// have flushed the WAL up to `lsn`: a commit waits for them, but a
+// SELECT snowflake_nextval() writes no commit, so the reserver must, or a
+// failover could lose a mark whose ids clients already hold.  Returns false
+// if the wait was cut short (the reserver is terminating): the mark must not
+// be published then.
+bool wait_for_sync_standbys(uint64_t lsn);
 
 }  // namespace sfpg
