@@ -6,6 +6,8 @@
 #   make installcheck-nopreload           the not-preloaded suite, its own instance
 #   make unit                             the core's unit tests (no PostgreSQL needed)
 #   make prove-installcheck               TAP tests (restarts, crashes, clock steps)
+#   make dist                             dist/snowflake-VERSION.zip of the committed
+#                                         tree (git archive of HEAD), for PGXN
 #
 # The whole suite, servers and all, is test/run-all.sh.
 
@@ -17,7 +19,7 @@ CORE_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/core/*.cpp))
 PG_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/pg/*.cpp))
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 
-REGRESS = parse settings nextval status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade registry extension_schema bad_input convert_column convert_upgrade
+REGRESS = parse settings nextval status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade extension_versions registry extension_schema bad_input convert_column convert_upgrade
 REGRESS_OPTS = --temp-config=$(srcdir)/test/conf/regress.conf --temp-instance=tmp_check_regress
 REGRESS_NOPRELOAD = not_preloaded
 
@@ -57,4 +59,17 @@ prove-installcheck:
 unit:
 	$(MAKE) -C test/unit run
 
-.PHONY: installcheck-nopreload prove-installcheck unit
+# The source archive of a release: what git has at HEAD (uncommitted changes
+# are not in it), under snowflake-VERSION/, VERSION being the control file's
+# default_version.
+EXTVERSION = $(shell sed -n "s/^default_version = '\([^']*\)'.*/\1/p" $(srcdir)/$(EXTENSION).control)
+DISTDIR ?= dist
+dist:
+	@git -C $(srcdir) diff --quiet HEAD -- || \
+		echo "make dist: uncommitted changes are not in the archive (it is made from HEAD)" >&2
+	mkdir -p $(DISTDIR)
+	git -C $(srcdir) archive --format=zip --prefix=$(EXTENSION)-$(EXTVERSION)/ \
+		-o $(abspath $(DISTDIR))/$(EXTENSION)-$(EXTVERSION).zip HEAD
+	@echo "$(DISTDIR)/$(EXTENSION)-$(EXTVERSION).zip: $(EXTENSION) $(EXTVERSION) at $$(git -C $(srcdir) rev-parse --short HEAD)"
+
+.PHONY: installcheck-nopreload prove-installcheck unit dist

@@ -3,7 +3,8 @@
 #
 #   bash test/demo.sh
 #
-# Installs the build and server packages, builds and installs the extension,
+# Installs only what the demo needs (a compiler, PostgreSQL 15 and its
+# headers: not the test toolchain), builds and installs the extension,
 # starts a throwaway PostgreSQL with snowflake preloaded, creates a table whose
 # id is DEFAULT snowflake_nextval(), inserts rows, shows them decoded, stops
 # the server.  Safe to rerun.
@@ -15,7 +16,7 @@ DIR=/var/tmp/snowflake-demo
 PORT=${SF_DEMO_PORT:-54399}
 
 echo "== installing dependencies (apt-get)"
-sf_install_deps
+sf_install_deps demo
 
 echo "== building and installing"
 sf_copy_tree "$ROOT" "$DIR.build"

@@ -3,70 +3,146 @@
 #
 #   bash test/run-all.sh
 #
-# Installs what it needs, builds and installs the extension, then runs every
-# suite from a copy of the tree owned by the postgres user.  Ends with one
-# line "N passed, N failed" (suites) and exits non-zero if any failed.
+# Installs what it needs, then builds, installs and tests the extension on
+# every PostgreSQL major of SNOWFLAKE_PG_VERSIONS (default "15 17 18"):
+#   15  Debian 12's, on this machine;
+#   17  Debian 13 (trixie)'s, in a Debian root under /var/tmp;
+#   18  Debian unstable (sid)'s, in another root.
+# The roots are built with debootstrap on the first run (a few minutes) and
+# reused after.  The versions run at the same time; each prints one line per
+# suite (pg15/tap, pg17/upgrade-from-15, ...).  The last line counts every
+# suite of every version: "N passed, N failed"; the exit status is non-zero
+# if any failed.
+#
+# SNOWFLAKE_TEST_DIR   work directory (default /var/tmp/snowflake-test)
+# SNOWFLAKE_ROOTS_DIR  where the roots live (default /var/tmp)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/test/lib/common.sh"
+. "$ROOT/test/lib/pgroot.sh"
 
+VERSIONS=${SNOWFLAKE_PG_VERSIONS:-15 17 18}
 WORK=${SNOWFLAKE_TEST_DIR:-/var/tmp/snowflake-test}
 LOGS=$WORK/logs
-passed=0
-failed=0
-failed_names=()
+# Inside a root, the work directory of run-version.sh.
+ROOT_WORK=/var/tmp/snowflake-test
 
-# run_suite NAME COMMAND...: runs a suite, shows its tail on failure.
-run_suite() {
-    local name=$1
-    shift
-    local log="$LOGS/$name.log"
-    local start=$SECONDS
-    printf '%-28s ' "$name"
-    if "$@" >"$log" 2>&1; then
-        passed=$((passed + 1))
-        echo "ok ($((SECONDS - start)) s)"
-    else
-        failed=$((failed + 1))
-        failed_names+=("$name")
-        echo "FAILED ($((SECONDS - start)) s), last lines of $log:"
-        tail -n 40 "$log" | sed 's/^/    /'
-        # pg_regress leaves its diffs next to the tests.
-        for d in "$WORK/src/regression.diffs"; do
-            [ -f "$d" ] && head -n 80 "$d" | sed 's/^/    /'
-        done
-    fi
-}
+for v in $VERSIONS; do
+    case $v in
+        15 | 17 | 18) ;;
+        *) echo "SNOWFLAKE_PG_VERSIONS: PostgreSQL $v is not one this suite runs (15, 17, 18)"
+           echo "0 passed, 1 failed"; exit 1 ;;
+    esac
+done
+selected() { [[ " $VERSIONS " == *" $1 "* ]]; }
 
 echo "== installing dependencies"
 sf_install_deps || { echo "dependency installation failed"; echo "0 passed, 1 failed"; exit 1; }
-
-echo "== building in $WORK/src"
-mkdir -p "$WORK"
-sf_copy_tree "$ROOT" "$WORK/src"
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-chown postgres: "$WORK"
 
-run_suite build-and-install bash -c "make -C '$WORK/src' -j2 && make -C '$WORK/src' install"
-chown -R postgres: "$WORK/src"
-run_suite unit-core as_postgres make -C "$WORK/src/test/unit" run
-run_suite unit-core-sanitizers as_postgres make -C "$WORK/src/test/unit" sanitize
-run_suite unit-core-tsan as_postgres make -C "$WORK/src/test/unit" tsan
-run_suite unit-core-valgrind as_postgres make -C "$WORK/src/test/unit" valgrind
-run_suite fuzz-20s-each as_postgres make -C "$WORK/src/test/fuzz" run SECONDS=20
-run_suite regress-preloaded as_postgres make -C "$WORK/src" installcheck
-run_suite regress-not-preloaded as_postgres make -C "$WORK/src" installcheck-nopreload
-run_suite client-build as_postgres make -C "$WORK/src/test/client"
-run_suite concurrency-2-databases bash "$WORK/src/test/scripts/concurrency.sh" "$WORK/concurrency"
-run_suite client-sqlalchemy bash "$WORK/src/test/scripts/clients.sh" sqlalchemy "$WORK/clients-sqlalchemy"
-run_suite client-node-pg bash "$WORK/src/test/scripts/clients.sh" node "$WORK/clients-node"
-run_suite client-libpqxx-batch bash "$WORK/src/test/scripts/clients.sh" libpqxx "$WORK/clients-libpqxx"
-run_suite bench-quick bash "$WORK/src/test/scripts/bench.sh" --quick "$WORK/bench"
-run_suite load-and-crash bash "$WORK/src/test/scripts/load_crash.sh" --quick "$WORK/load"
-run_suite tap as_postgres env PG_TEST_TIMEOUT_DEFAULT=120 make -C "$WORK/src" prove-installcheck
+# A suite run here, outside run-version.sh (the roots, packaging): prints
+# its line to stdout, its counts to the file given.
+# root_suite COUNTS NAME COMMAND...
+root_suite() {
+    local counts=$1 name=$2
+    shift 2
+    local log="$LOGS/${name//\//-}.log" start=$SECONDS
+    printf '%-34s ' "$name"
+    if "$@" >"$log" 2>&1; then
+        echo "ok ($((SECONDS - start)) s)"
+        echo "1 0" >>"$counts"
+    else
+        echo "FAILED ($((SECONDS - start)) s), last lines of $log:"
+        tail -n 40 "$log" | sed 's/^/    /'
+        echo "0 1" >>"$counts"
+        echo "$name" >>"$LOGS/failed-suites"
+        return 1
+    fi
+}
 
+# snowflake built for this machine's PostgreSQL 15 into a staging directory
+# (nothing installed here), for the root of 17 to upgrade from.
+stage_pg15() {
+    local d=$WORK/pg15-for-upgrade
+    rm -rf "$d"
+    sf_copy_tree "$ROOT" "$d/src"
+    make -C "$d/src" -j2 with_llvm=no PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config &&
+        make -C "$d/src" install with_llvm=no PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config \
+            DESTDIR="$d/stage"
+}
+
+# Debian 12's PostgreSQL 15 and snowflake for it, into the root $1.
+add_pg15() { stage_pg15 && sf_root_add_pg15 "$1" "$WORK/pg15-for-upgrade/stage"; }
+
+# The suites of PostgreSQL $1 in its Debian root.  Output to stdout; the
+# counts of every suite (the root's own and run-version.sh's) to $2.
+in_root() {
+    local v=$1 counts=$2 r
+    r=$(sf_root_path "$v")
+    if ! root_suite "$counts" "pg$v/debian-root" sf_root_ensure "$v" /dev/stdout; then
+        sf_root_umount "$r"
+        return
+    fi
+    sf_root_mount "$r"
+    # shellcheck disable=SC2064
+    trap "sf_root_umount '$r'" EXIT
+    local env=()
+    if [ "$v" = 17 ]; then
+        root_suite "$counts" "pg17/add-pg15" add_pg15 "$r" && env=(SNOWFLAKE_UPGRADE_FROM=15)
+    fi
+    # The tree goes in as files (the postgres user of the root owns its copy).
+    rm -rf "$r$ROOT_WORK"
+    mkdir -p "$r$ROOT_WORK"
+    sf_copy_tree "$ROOT" "$r$ROOT_WORK/checkout"
+    sf_root_run "$r" "${env[@]}" bash "$ROOT_WORK/checkout/test/run-version.sh" "$v" "$ROOT_WORK/pg$v"
+    if [ -f "$r$ROOT_WORK/pg$v/counts" ]; then
+        cat "$r$ROOT_WORK/pg$v/counts" >>"$counts"
+        cat "$r$ROOT_WORK/pg$v/failed-suites" >>"$LOGS/failed-suites" 2>/dev/null
+    else
+        echo "pg$v: run-version.sh ended without counting its suites"
+        echo "0 1" >>"$counts"
+        echo "pg$v/run-version" >>"$LOGS/failed-suites"
+    fi
+}
+
+# What a release ships (LICENSE, META.json, make dist): no PostgreSQL
+# version to it, so once, here.
+: >"$LOGS/packaging.counts"
+root_suite "$LOGS/packaging.counts" packaging bash "$ROOT/test/scripts/packaging.sh" "$WORK/packaging"
+
+# Roots first, in the background: building one is mostly download and
+# unpacking, and its suites wait on the servers more than on the CPUs.
+pids=()
+outs=()
+for v in $VERSIONS; do
+    [ "$v" = 15 ] && continue
+    : >"$LOGS/pg$v.counts"
+    in_root "$v" "$LOGS/pg$v.counts" >"$LOGS/pg$v.out" 2>&1 &
+    pids+=($!)
+    outs+=("$v")
+done
+
+if selected 15; then
+    bash "$ROOT/test/run-version.sh" 15 "$WORK/pg15"
+    cp "$WORK/pg15/counts" "$LOGS/pg15.counts" 2>/dev/null || echo "0 1" >"$LOGS/pg15.counts"
+    cat "$WORK/pg15/failed-suites" >>"$LOGS/failed-suites" 2>/dev/null
+fi
+for i in "${!pids[@]}"; do
+    # Shows each root's lines as they come (at once if it has finished).
+    tail -n +1 --pid="${pids[$i]}" -f "$LOGS/pg${outs[$i]}.out"
+    wait "${pids[$i]}"
+done
+
+passed=0
+failed=0
+for c in "$LOGS/packaging.counts" $(for v in $VERSIONS; do echo "$LOGS/pg$v.counts"; done); do
+    while read -r p f; do
+        passed=$((passed + p))
+        failed=$((failed + f))
+    done <"$c"
+done
 echo
-[ "$failed" -gt 0 ] && echo "failed suites: ${failed_names[*]}"
+[ -s "$LOGS/failed-suites" ] && echo "failed suites: $(tr '\n' ' ' <"$LOGS/failed-suites")"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -133,13 +133,13 @@ const char *record_error_text(RecordError e) {
     case RecordError::None:
         return "valid";
     case RecordError::BadHeader:
-        return "it does not start with \"snowflake-state 1\" or \"snowflake-state 2\"";
+        return "does not start with \"snowflake-state 1\" or \"snowflake-state 2\"";
     case RecordError::BadLine:
-        return "a line is missing or malformed";
+        return "has a missing or malformed line";
     case RecordError::BadChecksum:
-        return "its CRC-32 checksum does not match its contents";
+        return "does not match its CRC-32 checksum";
     case RecordError::BadLayout:
-        return "it records an invalid layout";
+        return "records an invalid layout";
     }
     return "unknown error";
 }
@@ -193,21 +193,37 @@ RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
 ConfigVerdict check_config_change(const StateRecord &stored, const Layout &layout,
                                   int64_t datacenter_id, int64_t worker_id) {
     ConfigVerdict v;
+    const auto refuse = [&v](const char *name) { v.refused[v.refused_count++] = name; };
     // A different width moves every field: old and new ids no longer order
     // by time, so collisions cannot be ruled out.
+    if (stored.layout.datacenter_bits != layout.datacenter_bits)
+        refuse("snowflake.datacenter_bits");
+    if (stored.layout.worker_bits != layout.worker_bits)
+        refuse("snowflake.worker_bits");
     if (stored.layout.sequence_bits != layout.sequence_bits)
-        v.refused_setting = "snowflake.sequence_bits";
-    else if (stored.layout.worker_bits != layout.worker_bits)
-        v.refused_setting = "snowflake.worker_bits";
-    else if (stored.layout.datacenter_bits != layout.datacenter_bits)
-        v.refused_setting = "snowflake.datacenter_bits";
+        refuse("snowflake.sequence_bits");
     // A later epoch shrinks the timestamp field of every future id, so new
     // ids could equal or undercut old ones.  An earlier epoch only grows it.
-    else if (layout.epoch_ms > stored.layout.epoch_ms)
-        v.refused_setting = "snowflake.epoch";
+    if (layout.epoch_ms > stored.layout.epoch_ms)
+        refuse("snowflake.epoch");
+    v.refused_setting = v.refused[0];
     v.epoch_moved_earlier = layout.epoch_ms < stored.layout.epoch_ms;
     v.node_changed = stored.datacenter_id != datacenter_id || stored.worker_id != worker_id;
     return v;
+}
+
+void refused_settings_text(const ConfigVerdict &v, char *buf, size_t buflen) {
+    if (buflen == 0)
+        return;
+    buf[0] = '\0';
+    size_t n = 0;
+    for (int i = 0; i < v.refused_count && n < buflen; i++) {
+        const char *sep = i == 0 ? "" : (i == v.refused_count - 1 ? " and " : ", ");
+        const int w = snprintf(buf + n, buflen - n, "%s%s", sep, v.refused[i]);
+        if (w < 0)
+            return;
+        n += static_cast<size_t>(w);
+    }
 }
 
 }  // namespace snowflake

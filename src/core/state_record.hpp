@@ -55,6 +55,7 @@ enum class RecordError {
     BadChecksum,  // the content does not match its CRC-32
     BadLayout,    // the recorded widths are not a valid layout
 };
+// What is wrong, as a predicate of "The file": "does not start with ...".
 const char *record_error_text(RecordError e);
 
 RecordError parse_state_record(const char *buf, size_t len, StateRecord *out);
@@ -65,12 +66,18 @@ uint32_t crc32(const char *data, size_t len);
 // What a start-up with the current settings means for ids issued under the
 // recorded ones.
 struct ConfigVerdict {
-    const char *refused_setting = nullptr;  // non-null: refuse to start; names the setting
+    const char *refused_setting = nullptr;  // non-null: refuse to start; names the (first) setting
+    const char *refused[4] = {};            // every refused setting, in layout order, then epoch
+    int refused_count = 0;
     bool epoch_moved_earlier = false;       // accepted: ids only grow
     bool node_changed = false;              // accepted: logged
 };
 
 ConfigVerdict check_config_change(const StateRecord &stored, const Layout &layout,
                                   int64_t datacenter_id, int64_t worker_id);
+
+// The refused settings as English: "a", "a and b", "a, b and c".  Writes at
+// most buflen bytes (NUL-terminated, cut short if it does not fit).
+void refused_settings_text(const ConfigVerdict &v, char *buf, size_t buflen);
 
 }  // namespace snowflake

@@ -38,7 +38,7 @@ int64_t id_now_ms() { return id_clock_unix_ms() - g_layout.epoch_ms; }
 uint32_t random_u32() {
 #if PG_VERSION_NUM >= 150000
     return pg_prng_uint32(&pg_global_prng_state);
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
     return static_cast<uint32_t>(random());
 #endif
 }

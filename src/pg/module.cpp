@@ -3,6 +3,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "upgrade_guard.hpp"
 #include "wal_mark.hpp"
 #include "wall_clock.hpp"
 
@@ -21,12 +22,20 @@ static void init_module() {
     // need the generator say how to preload.
     const bool preloading = process_shared_preload_libraries_in_progress;
     sfpg::define_settings(preloading);
-    if (!preloading)
+    if (!preloading) {
+        // pg_upgrade LOADs every library of the old cluster into the new one.
+        sfpg::note_binary_upgrade();
         return;
+    }
     sfpg::calibrate_id_clock();
     sfpg::install_shmem_hooks();
-    sfpg::register_reserver();
-    sfpg::register_registrar();
+    // While pg_upgrade runs the server, no id is issued and nothing may be
+    // written: the reserver would leave a state file (with no mark) behind
+    // at every stop, and the registrar would claim an identity.
+    if (!IsBinaryUpgrade) {
+        sfpg::register_reserver();
+        sfpg::register_registrar();
+    }
     sfpg::register_wal_mark_rmgr();
 }
 

@@ -42,7 +42,11 @@ const struct config_enum_entry policy_options[] = {
 
 // Error text from validation, built in a static buffer so that no C++ object
 // is alive when the caller ereports.
-char validation_detail[256];
+char validation_detail[320];
+// The message of a start-up refusal that names more than one setting (a
+// layout whose widths are fine alone but too wide together); empty when the
+// refusal names one setting.
+char validation_message[256];
 
 // Parses an epoch setting value; on failure fills validation_detail.
 bool epoch_value(const char *text, int64_t *out) {
@@ -148,6 +152,15 @@ char *raw_setting(const char *name) {
     pg_unreachable();
 }
 
+// A refusal naming several settings (validation_message).
+[[noreturn]] void refuse_together() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s", validation_message),
+                    errdetail("%s", validation_detail),
+                    errhint("Fix them in postgresql.conf (or postgresql.auto.conf) and start the "
+                            "server again.")));
+    pg_unreachable();
+}
+
 // Integer settings: PostgreSQL's own parser (so units and syntax match), then
 // our range.  Returns false and fills validation_detail if invalid.
 bool int_value(const char *text, int flags, int64_t min, int64_t max, int *out) {
@@ -164,40 +177,93 @@ bool int_value(const char *text, int flags, int64_t min, int64_t max, int *out) 
 }
 
 // Validates the configured layout: widths, then epoch.  On error returns the
-// offending setting's name (validation_detail says why).
+// offending setting's name (validation_detail says why; validation_message
+// is set instead when several settings are to blame).
 const char *layout_from(const char *dc_bits, const char *w_bits, const char *s_bits,
                         const char *epoch, snowflake::Layout *out, const char **bad_text) {
+    using snowflake::kIdBits;
+    using snowflake::kMinSequenceBits;
+    using snowflake::kMinTimestampBits;
+    constexpr int kMaxWidths = kIdBits - kMinTimestampBits;  // 28: the three together
     snowflake::Layout l;
-    struct {
+    struct Width {
         const char *name;
-        const char *text;
+        const char *text;  // as configured, or null
         int *dst;
-    } widths[] = {{"snowflake.datacenter_bits", dc_bits, &l.datacenter_bits},
-                  {"snowflake.worker_bits", w_bits, &l.worker_bits},
-                  {"snowflake.sequence_bits", s_bits, &l.sequence_bits}};
+        int min;
+        bool ok;  // an integer within [min, kMaxWidths - the others' minimums]
+    } widths[] = {{"snowflake.datacenter_bits", dc_bits, &l.datacenter_bits, 0, true},
+                  {"snowflake.worker_bits", w_bits, &l.worker_bits, 0, true},
+                  {"snowflake.sequence_bits", s_bits, &l.sequence_bits, kMinSequenceBits, true}};
+    validation_message[0] = '\0';
     for (auto &w : widths) {
-        if (w.text && !int_value(w.text, 0, 0, 27, w.dst)) {
-            *bad_text = w.text;
-            return w.name;
+        if (!w.text)
+            continue;
+        const char *hint = nullptr;
+        int v;
+        // Alone, a width may take all of kMaxWidths but the others' minimums.
+        const int max = kMaxWidths - (w.dst == &l.sequence_bits ? 0 : kMinSequenceBits);
+        w.ok = parse_int(w.text, &v, 0, &hint) && v >= w.min && v <= max;
+        if (w.ok)
+            *w.dst = v;
+    }
+    // A width's range depends on the other two: together they leave the
+    // timestamp at least kMinTimestampBits.  The others count with their
+    // configured values where those are valid, else their defaults.
+    const auto range_detail = [&](int i) {
+        int others = 0;
+        for (int j = 0; j < 3; j++)
+            if (j != i)
+                others += *widths[j].dst;
+        const int max = kMaxWidths - others;
+        const int j1 = i == 0 ? 1 : 0, j2 = i == 2 ? 1 : 2;
+        if (max < widths[i].min)
+            snprintf(validation_detail, sizeof validation_detail,
+                     "The three widths add up to at most %d (the timestamp keeps at least %d "
+                     "bits), and %s = %d with %s = %d leave no room.",
+                     kMaxWidths, kMinTimestampBits, widths[j1].name, *widths[j1].dst,
+                     widths[j2].name, *widths[j2].dst);
+        else
+            snprintf(validation_detail, sizeof validation_detail,
+                     "Valid values are %d to %d with %s = %d and %s = %d: the three widths add up "
+                     "to at most %d, so that the timestamp keeps at least %d bits.",
+                     widths[i].min, max, widths[j1].name, *widths[j1].dst, widths[j2].name,
+                     *widths[j2].dst, kMaxWidths, kMinTimestampBits);
+    };
+    for (int i = 0; i < 3; i++) {
+        if (!widths[i].ok) {
+            range_detail(i);
+            *bad_text = widths[i].text;
+            return widths[i].name;
         }
     }
-    snowflake::LayoutError e = snowflake::validate_widths(l.datacenter_bits, l.worker_bits,
-                                                          l.sequence_bits);
-    if (e != snowflake::LayoutError::None) {
+    if (snowflake::validate_widths(l.datacenter_bits, l.worker_bits, l.sequence_bits) !=
+        snowflake::LayoutError::None) {
+        // Each is fine alone, together they are too wide.  One configured
+        // width: its range given the others.  Several: name them all, any of
+        // them could be the one to change.
+        int set[3], n = 0;
+        for (int i = 0; i < 3; i++)
+            if (widths[i].text)
+                set[n++] = i;
+        if (n == 1) {
+            range_detail(set[0]);
+            *bad_text = widths[set[0]].text;
+            return widths[set[0]].name;
+        }
+        size_t len = 0;
+        len += snprintf(validation_message + len, sizeof validation_message - len,
+                        "invalid values for parameters ");
+        for (int k = 0; k < n && len < sizeof validation_message; k++)
+            len += snprintf(validation_message + len, sizeof validation_message - len,
+                            "%s\"%s\" (\"%s\")", k == 0 ? "" : (k == n - 1 ? " and " : ", "),
+                            widths[set[k]].name, widths[set[k]].text);
         snprintf(validation_detail, sizeof validation_detail,
                  "The layout %d/%d/%d (datacenter/worker/sequence bits) is invalid: %s.",
                  l.datacenter_bits, l.worker_bits, l.sequence_bits,
-                 snowflake::layout_error_text(e));
-        // Name a width the configuration set (sequence first: the only one
-        // that can be too narrow on its own), with its own text.
-        for (int i = 2; i >= 0; i--) {
-            if (widths[i].text) {
-                *bad_text = widths[i].text;
-                return widths[i].name;
-            }
-        }
-        *bad_text = "";
-        return "snowflake.sequence_bits";
+                 snowflake::layout_error_text(snowflake::LayoutError::TimestampTooNarrow));
+        *bad_text = widths[set[n - 1]].text;
+        return widths[set[n - 1]].name;
     }
     if (epoch && !epoch_value(epoch, &l.epoch_ms)) {
         *bad_text = epoch;
@@ -306,13 +372,18 @@ void define_settings(bool preloading) {
         // Defining PGC_POSTMASTER settings after start is FATAL, so a backend
         // that loads us on demand only decodes with the configured layout.
         if (bad) {
-            static char msg[400];
-            snprintf(msg, sizeof msg, "invalid value for parameter \"%s\": \"%s\": %s", bad,
-                     bad_text, validation_detail);
+            static char msg[600];
+            if (validation_message[0])
+                snprintf(msg, sizeof msg, "%s: %s", validation_message, validation_detail);
+            else
+                snprintf(msg, sizeof msg, "invalid value for parameter \"%s\": \"%s\": %s",
+                         bad, bad_text, validation_detail);
             g_layout_error = msg;
         }
         return;
     }
+    if (bad && validation_message[0])
+        refuse_together();
     if (bad)
         refuse(bad, bad_text);
     define_layout_settings();
@@ -322,7 +393,7 @@ void define_settings(bool preloading) {
     define_registry_setting();
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
     EmitWarningsOnPlaceholders("snowflake");
 #endif
 }

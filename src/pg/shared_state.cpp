@@ -2,6 +2,7 @@
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
+#include "upgrade_guard.hpp"
 
 #include "pg_includes.hpp"
 #include "registry.hpp"
@@ -66,15 +67,23 @@ void shmem_request() {
 void load_mark(SharedState *s) {
     snowflake::StateRecord stored;
     int64_t mark_unix = -1;
-    if (read_state_file(&stored)) {
+    const bool have_file = read_state_file(&stored);
+    check_upgrade_marker(have_file);
+    if (have_file) {
         resume_recorded_claim(s, stored);
         snowflake::ConfigVerdict v = snowflake::check_config_change(
             stored, g_layout, s->node_datacenter_id, s->node_worker_id);
+        static char refused[200];
+        snowflake::refused_settings_text(v, refused, sizeof refused);
+        const bool several = v.refused_count > 1;
         if (v.refused_setting)
             ereport(ERROR,
                     (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                     errmsg("%s differs from the value the ids of this node were issued under",
-                            v.refused_setting),
+                     errmsg(several ? "%s differ from the values the ids of this node were issued "
+                                      "under"
+                                    : "%s differs from the value the ids of this node were issued "
+                                      "under",
+                            refused),
                      errdetail("snowflake.state records epoch %lld and layout %d/%d/%d "
                                "(datacenter/worker/sequence bits); the configuration has epoch "
                                "%lld and layout %d/%d/%d. New ids could collide with ids "
@@ -85,9 +94,11 @@ void load_mark(SharedState *s) {
                                static_cast<long long>(g_layout.epoch_ms),
                                g_layout.datacenter_bits, g_layout.worker_bits,
                                g_layout.sequence_bits),
-                     errhint("Restore the previous value of %s, or follow \"Changing the epoch "
-                             "or layout\" in the snowflake README.",
-                             v.refused_setting)));
+                     errhint(several ? "Restore the previous values of %s, or follow \"Changing "
+                                       "the epoch or layout\" in the snowflake README."
+                                     : "Restore the previous value of %s, or follow \"Changing "
+                                       "the epoch or layout\" in the snowflake README.",
+                             refused)));
         if (v.node_changed)
             ereport(LOG, (errmsg("snowflake node identity changed from datacenter %lld worker "
                                  "%lld to datacenter %d worker %d",
@@ -164,7 +175,7 @@ void install_shmem_hooks() {
 #if PG_VERSION_NUM >= 150000
     prev_shmem_request_hook = shmem_request_hook;
     shmem_request_hook = shmem_request;
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
     request_shmem();
 #endif
     prev_shmem_startup_hook = shmem_startup_hook;

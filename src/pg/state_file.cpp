@@ -11,10 +11,11 @@ namespace sfpg {
 
 namespace {
 
+// The file is read when the server starts, which the error stops.
 constexpr const char *kCorruptHint =
-    "Stop the server, move snowflake.state aside and start again only after making sure the "
-    "wall clock is past every id this node ever issued; see \"State file\" in the snowflake "
-    "README.";
+    "Find out why (disk, manual edit) and restore the file from a backup if you can. "
+    "Otherwise move snowflake.state aside and start the server only once the wall clock is "
+    "past every id this node ever issued; see \"State file\" in the snowflake README.";
 
 }  // namespace
 

@@ -145,8 +145,10 @@ bool wait_for_sync_standbys(uint64_t lsn) {
     return !ProcDiePending;
 }
 
-#else
+#else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)
 
+// No custom WAL resource managers before 15: no marks in the WAL, so a
+// promoted standby is not protected (README: "PostgreSQL versions").
 void register_wal_mark_rmgr() {}
 uint64_t log_mark(int64_t) { return 0; }
 bool wait_for_sync_standbys(uint64_t) { return true; }

@@ -24,6 +24,12 @@
 //   (e) concurrent inserts: 1, 2, 8 sessions into one UNLOGGED table, on A
 //       (where the floor can exceed the 4.096 M/s cap) and on B.
 //   (f) memory: shared memory the extension requests, peak RSS of processes.
+//   (h) index size: N rows (10 M) into a table with a PRIMARY KEY of each
+//       key type, one session; the primary key's size, its leaf density
+//       (pgstattuple, if installed) and the load time.
+//
+// On PostgreSQL 18, uuidv7() joins gen_random_uuid() in (a), (e) and (h).
+// ((g) is bench.sh's sessions sweep, test/client/sweep.cpp.)
 //
 // No timing assertions: exit 0 when everything ran and produced numbers,
 // 2 on any error (server error, lost connection, wrong row counts, usage).
@@ -58,6 +64,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "pqxx_compat.hpp"
 #include "start_gate.hpp"
 
 namespace {
@@ -80,7 +87,8 @@ struct Options {
   double rt_seconds = -1;  // 3.0 / 0.3
   long insert_rows = -1;   // 4,000,000 / 40,000
   long chunk = -1;         // 100,000 / 10,000
-  bool run_bulk = true, run_rt = true, run_insert = true, run_mem = true;
+  long index_rows = -1;    // 10,000,000 / 100,000
+  bool run_bulk = true, run_rt = true, run_insert = true, run_mem = true, run_index = true;
   std::vector<std::string> notes;
   std::string command_line;
 };
@@ -98,8 +106,11 @@ struct Options {
                "  --insert-rows N    rows per insert run, shared by the sessions\n"
                "                     (default 4000000; quick 40000)\n"
                "  --chunk N          rows per INSERT statement (default 100000; quick 10000)\n"
+               "  --index-rows N     rows per key type in the index-size section\n"
+               "                     (default 10000000; quick 100000)\n"
                "  --only LIST        run only these sections, comma-separated from\n"
-               "                     bulk (a, b, c), rt (d), insert (e), mem (f); default all\n"
+               "                     bulk (a, b, c), rt (d), insert (e), mem (f), index (h);\n"
+               "                     default all\n"
                "  --note TEXT        a line printed with the machine facts (repeatable)\n"
                "exit: 0 ran and produced numbers, 2 error\n");
   std::exit(code);
@@ -135,7 +146,7 @@ std::string shell_quote(const std::string &s) {
 }
 
 void parse_only(Options &o, const std::string &list) {
-  o.run_bulk = o.run_rt = o.run_insert = o.run_mem = false;
+  o.run_bulk = o.run_rt = o.run_insert = o.run_mem = o.run_index = false;
   std::stringstream ss(list);
   std::string item;
   while (std::getline(ss, item, ',')) {
@@ -147,8 +158,10 @@ void parse_only(Options &o, const std::string &list) {
       o.run_insert = true;
     else if (item == "mem")
       o.run_mem = true;
+    else if (item == "index")
+      o.run_index = true;
     else {
-      std::fprintf(stderr, "sf_bench: bad section in --only: '%s' (bulk, rt, insert, mem)\n",
+      std::fprintf(stderr, "sf_bench: bad section in --only: '%s' (bulk, rt, insert, mem, index)\n",
                    item.c_str());
       std::exit(2);
     }
@@ -173,6 +186,7 @@ Options parse_args(int argc, char **argv) {
     O_CHUNK,
     O_NOTE,
     O_ONLY,
+    O_INDEX_ROWS,
     O_HELP
   };
   static const struct option longopts[] = {{"conn-a", required_argument, nullptr, O_A},
@@ -186,6 +200,7 @@ Options parse_args(int argc, char **argv) {
                                            {"chunk", required_argument, nullptr, O_CHUNK},
                                            {"note", required_argument, nullptr, O_NOTE},
                                            {"only", required_argument, nullptr, O_ONLY},
+                                           {"index-rows", required_argument, nullptr, O_INDEX_ROWS},
                                            {"help", no_argument, nullptr, O_HELP},
                                            {nullptr, 0, nullptr, 0}};
   int c;
@@ -227,6 +242,9 @@ Options parse_args(int argc, char **argv) {
       case O_ONLY:
         parse_only(o, optarg);
         break;
+      case O_INDEX_ROWS:
+        o.index_rows = parse_long("index-rows", optarg, 1000);
+        break;
       case 'h':
       case O_HELP:
         usage(0);
@@ -249,6 +267,7 @@ Options parse_args(int argc, char **argv) {
   if (o.rt_seconds < 0) o.rt_seconds = q ? 0.3 : 3.0;
   if (o.insert_rows < 0) o.insert_rows = q ? 40000 : 4000000;
   if (o.chunk < 0) o.chunk = q ? 10000 : 100000;
+  if (o.index_rows < 0) o.index_rows = q ? 100000 : 10000000;
   if (o.gen_n > 1000000) {
     std::fprintf(stderr, "sf_bench: --gen-n must be at most 1000000\n");
     std::exit(2);
@@ -463,6 +482,9 @@ double run_parallel(
   return std::chrono::duration<double>(last - start).count();
 }
 
+// Server A has uuidv7() (PostgreSQL 18 and later).
+bool g_uuidv7 = false;
+
 // --------------------------------------------------------- bulk (a)-(c) --
 
 struct BulkItem {
@@ -520,10 +542,12 @@ void run_bulk(pqxx::connection &c, std::vector<BulkItem> &items, const Layout &l
   }
 }
 
-BulkItem &find_item(std::vector<BulkItem> &items, const std::string &label) {
+// The label is a const char *: GCC 13+ warns (-Wdangling-reference) about a
+// reference returned from a call that took a temporary std::string.
+BulkItem &find_item(std::vector<BulkItem> &items, const char *label) {
   for (auto &it : items)
     if (it.label == label) return it;
-  throw std::logic_error("no bulk item " + label);
+  throw std::logic_error(std::string("no bulk item ") + label);
 }
 
 // Per-repetition difference a - b (the repetitions are paired).
@@ -558,12 +582,12 @@ double round_trip_run(const std::string &conninfo, int clients, const std::strin
                                       std::chrono::duration<double>(duration));
     pqxx::nontransaction tx(c);  // no BEGIN/COMMIT: each statement autocommits
     {
-      pqxx::result r = tx.exec_prepared("rt");
+      pqxx::result r = sf::exec_prepared(tx, "rt");
       if (r.size() != 1 || r[0][0].is_null()) throw std::runtime_error("bad result: " + sql);
       ++w.done;
     }
     while (Clock::now() < deadline) {
-      tx.exec_prepared("rt");
+      sf::exec_prepared(tx, "rt");
       ++w.done;
     }
   };
@@ -629,7 +653,7 @@ double insert_run(const Options &o, const InsertVariant &v, int sessions, long &
     pqxx::nontransaction tx(c);
     for (long long a = lo; a <= hi; a += o.chunk) {
       const long long b = std::min(hi, a + o.chunk - 1);
-      pqxx::result r = tx.exec_prepared("ins", a, b);
+      pqxx::result r = sf::exec_prepared(tx, "ins", a, b);
       w.done += r.affected_rows();
     }
   };
@@ -664,6 +688,68 @@ InsResult run_inserts(const Options &o, const std::vector<InsertVariant> &varian
   }
   for (const auto &v : variants) run(*v.admin, "TRUNCATE " + v.table);
   return res;
+}
+
+// ------------------------------------------------------- index size (h) --
+
+struct IndexKey {
+  std::string label;  // the DEFAULT expression
+  std::string type;   // column type
+  std::string expr;
+};
+
+struct IndexResult {
+  IndexKey key;
+  long long rows = 0;
+  long long index_bytes = -1, table_bytes = -1;
+  double leaf_density = -1;  // pgstatindex's avg_leaf_density, % (-1: no pgstattuple)
+  double load_s = 0;
+};
+
+// Each key type in turn: a fresh UNLOGGED table with a PRIMARY KEY on a
+// column that takes its value from the DEFAULT, loaded by one session in
+// statements of `chunk` rows, then measured and dropped.
+std::vector<IndexResult> run_index_sizes(const Options &o, pqxx::connection &c) {
+  std::vector<IndexKey> keys = {{"snowflake_nextval()", "bigint", "snowflake_nextval()"},
+                                {"nextval('s100') CACHE 100", "bigint", "nextval('s100')"},
+                                {"gen_random_uuid()", "uuid", "gen_random_uuid()"}};
+  if (g_uuidv7) keys.push_back({"uuidv7()", "uuid", "uuidv7()"});
+  bool have_pgstattuple = true;
+  try {
+    run(c, "CREATE EXTENSION IF NOT EXISTS pgstattuple");
+  } catch (const std::exception &) {
+    have_pgstattuple = false;
+  }
+  std::vector<IndexResult> out;
+  const long long chunk = std::max<long long>(o.chunk, 1000000);
+  for (const IndexKey &k : keys) {
+    std::fprintf(stderr, "  (h) index size: %s, %ld rows\n", k.label.c_str(), o.index_rows);
+    run(c, "DROP TABLE IF EXISTS k_index");
+    run(c, "CREATE UNLOGGED TABLE k_index (id " + k.type + " PRIMARY KEY DEFAULT " + k.expr +
+               ", v integer)");
+    IndexResult r;
+    r.key = k;
+    const auto t0 = Clock::now();
+    for (long long a = 1; a <= o.index_rows; a += chunk) {
+      const long long b = std::min<long long>(o.index_rows, a + chunk - 1);
+      r.rows += static_cast<long long>(
+          run(c, "INSERT INTO k_index (v) SELECT g FROM generate_series(" + std::to_string(a) +
+                     ", " + std::to_string(b) + ") g")
+              .affected_rows());
+    }
+    r.load_s = seconds_since(t0);
+    if (r.rows != o.index_rows)
+      throw std::runtime_error(k.label + ": inserted " + std::to_string(r.rows) + " rows");
+    r.index_bytes = scalar_ll(c, "SELECT pg_relation_size('k_index_pkey')");
+    r.table_bytes = scalar_ll(c, "SELECT pg_relation_size('k_index')");
+    if (have_pgstattuple)
+      r.leaf_density = std::strtod(
+          scalar_text(c, "SELECT avg_leaf_density FROM pgstatindex('k_index_pkey')").c_str(),
+          nullptr);
+    run(c, "DROP TABLE k_index");
+    out.push_back(r);
+  }
+  return out;
 }
 
 // ----------------------------------------------------------- memory (f) --
@@ -756,6 +842,7 @@ std::vector<BulkItem> bulk_items(const Options &o, const Layout &l, bool server_
     v.push_back(rate("nextval('s1')  CACHE 1", "nextval('s1')"));
     v.push_back(rate("nextval('s100') CACHE 100", "nextval('s100')"));
     v.push_back(rate("gen_random_uuid()", "gen_random_uuid()"));
+    if (g_uuidv7) v.push_back(rate("uuidv7()", "uuidv7()"));
   } else {
     v.push_back(rate("nextval('s100') CACHE 100", "nextval('s100')"));
     v.push_back(rate("nextval('s1')  CACHE 1", "nextval('s1')"));
@@ -828,6 +915,7 @@ int bench(const Options &o) {
 
   const std::string load_start = loadavg();
   pqxx::connection ca(o.conn_a), cb(o.conn_b);
+  g_uuidv7 = scalar_ll(ca, "SELECT current_setting('server_version_num')::int") >= 180000;
   const Layout la = read_layout(ca), lb = read_layout(cb);
   const auto show = [](pqxx::connection &c, const char *name) {
     return scalar_text(c, std::string("SHOW ") + name);
@@ -953,11 +1041,13 @@ int bench(const Options &o) {
 
   if (o.run_insert) {
     std::fprintf(stderr, "sf_bench: concurrent inserts\n");
-    const std::vector<InsertVariant> variants = {
+    std::vector<InsertVariant> variants = {
         {"A const", "t_const", &o.conn_a, &ca}, {"A sf", "t_sf", &o.conn_a, &ca},
         {"A s1", "t_s1", &o.conn_a, &ca},       {"B const", "t_const", &o.conn_b, &cb},
         {"B sf", "t_sf", &o.conn_b, &cb},
     };
+    variants.push_back({"A uuid4", "t_uuid4", &o.conn_a, &ca});
+    if (g_uuidv7) variants.push_back({"A uuid7", "t_uuid7", &o.conn_a, &ca});
     const InsResult ins = run_inserts(o, variants, counts);
     ins_peak = ins.peak_kb;
     std::printf(
@@ -990,6 +1080,23 @@ int bench(const Options &o) {
           {"(e) A: insert rows/s nextval CACHE 1 ÷ constant id, " + plural(s, "session"),
            median(pr_s1), "", true, 0});
     }
+    // UUID keys on A, against the same constant-id floor (uuidv7() on 18).
+    std::printf(
+        "\nServer A, UUID keys (a uuid column with the DEFAULT)\n\n"
+        "| sessions | constant id rows/s | gen_random_uuid() rows/s | ratio (paired) |%s\n"
+        "|---|---|---|---|%s\n",
+        g_uuidv7 ? " uuidv7() rows/s | ratio (paired) |" : "", g_uuidv7 ? "---|---|" : "");
+    for (int s : counts) {
+      const auto &fl = ins.rows_per_s.at("A const").at(s);
+      const auto &u4 = ins.rows_per_s.at("A uuid4").at(s);
+      std::printf("| %d | %s | %s | %s |", s, spread(fl, 0).c_str(), spread(u4, 0).c_str(),
+                  spread(paired_ratio(u4, fl), 3).c_str());
+      if (g_uuidv7) {
+        const auto &u7 = ins.rows_per_s.at("A uuid7").at(s);
+        std::printf(" %s | %s |", spread(u7, 0).c_str(), spread(paired_ratio(u7, fl), 3).c_str());
+      }
+      std::printf("\n");
+    }
     std::printf("\nServer B (sequence_bits 16: the cap, %.1f M ids/s, does not bind)\n\n",
                 lb.cap_per_ms() * 1000.0 / 1e6);
     std::printf(
@@ -1021,6 +1128,29 @@ int bench(const Options &o) {
           "insert sessions %s (VmHWM counts the shared_buffers pages a process touched; "
           "RssAnon is its private memory).\n\n",
           kb_text(rt_peak).c_str(), kb_text(ins_peak).c_str());
+  }
+
+  if (o.run_index) {
+    std::fprintf(stderr, "sf_bench: index sizes\n");
+    const std::vector<IndexResult> idx = run_index_sizes(o, ca);
+    std::printf(
+        "## (h) Primary-key size after %ld rows, server A: one UNLOGGED table per key type "
+        "(id PRIMARY KEY DEFAULT <expr>, v integer), loaded by one session\n\n",
+        o.index_rows);
+    std::printf(
+        "| key | type | primary key size | bytes per row | leaf density | table size | load "
+        "rows/s |\n|---|---|---|---|---|---|---|\n");
+    for (const auto &r : idx)
+      std::printf("| `%s` | %s | %.1f MB | %.1f | %s | %.1f MB | %.0f |\n", r.key.label.c_str(),
+                  r.key.type.c_str(), static_cast<double>(r.index_bytes) / 1048576.0,
+                  static_cast<double>(r.index_bytes) / static_cast<double>(r.rows),
+                  r.leaf_density < 0 ? "n/a" : fmt("%.1f %%", r.leaf_density).c_str(),
+                  static_cast<double>(r.table_bytes) / 1048576.0,
+                  static_cast<double>(r.rows) / r.load_s);
+    std::printf(
+        "\n(leaf density: pgstattuple's avg_leaf_density, how full the index's leaf pages are; "
+        "one load per key type, so the rates are single measurements.)\n\n");
+    std::fflush(stdout);
   }
 
   const char *counters =

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "pqxx_compat.hpp"
 #include "start_gate.hpp"
 
 namespace {
@@ -89,7 +90,7 @@ bool connection_lost(const std::exception &e, const pqxx::connection *conn) {
   if (dynamic_cast<const pqxx::broken_connection *>(&e) != nullptr) return true;
   if (conn == nullptr || !conn->is_open()) return true;
   if (auto *se = dynamic_cast<const pqxx::sql_error *>(&e)) {
-    const std::string &st = se->sqlstate();
+    const std::string st(se->sqlstate());
     // 08xxx connection exception; 57P01 admin_shutdown, 57P02 crash_shutdown,
     // 57P03 cannot_connect_now.
     if (st.compare(0, 2, "08") == 0 || st == "57P01" || st == "57P02" ||
@@ -166,7 +167,7 @@ void run_session(const Options &opt, Session &s, StartGate &gate) {
         s.reconnect_marks.push_back(s.ids.size());
       }
       pqxx::nontransaction tx(*conn);
-      pqxx::result r = tx.exec_prepared(kStmt, n);
+      pqxx::result r = sf::exec_prepared(tx, kStmt, n);
       if (r.columns() != 1) {
         s.error = "statement returned " + std::to_string(r.columns()) +
                   " columns, expected 1";
@@ -181,7 +182,7 @@ void run_session(const Options &opt, Session &s, StartGate &gate) {
         return;
       }
       for (const auto &row : r) {
-        const pqxx::field f = row[0];
+        const auto f = row[0];
         if (f.is_null()) {
           s.error = "statement returned NULL";
           s.failed = true;

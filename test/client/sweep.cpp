@@ -188,7 +188,7 @@ int sweep(const Options &o) {
           "SELECT count(*), count(DISTINCT x), ((max(x >> " + std::to_string(shift) +
           ") - min(x >> " + std::to_string(shift) + ") + 1) << " + std::to_string(seq_bits) +
           ")::float8 FROM t_fill");
-      const pqxx::row r = res[0];
+      const auto r = res[0];  // pqxx::row (6.4, 7.x) or pqxx::row_ref (8.0)
       if (r[0].as<long long>() != r[1].as<long long>()) duplicates = true;
       fill.push_back(r[0].as<double>() / r[2].as<double>());
     }

@@ -3,25 +3,49 @@
 # PostgreSQL refuses to run as root, so servers run as the postgres OS user,
 # from directories that user owns, each on its own port and socket directory.
 
-PG_CONFIG=${PG_CONFIG:-pg_config}
 PG_MAJOR=${PG_MAJOR:-15}
 
-# Installs everything the demo and the tests need (Debian 12, as root).
+# pg_config of the PostgreSQL under test (PG_CONFIG, else PG_MAJOR's).
+# Debian installs each major under /usr/lib/postgresql/N.
+sf_pg_config() {
+    if [ -n "${PG_CONFIG:-}" ]; then
+        echo "$PG_CONFIG"
+    elif [ -x "/usr/lib/postgresql/$PG_MAJOR/bin/pg_config" ]; then
+        echo "/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
+    else
+        echo pg_config
+    fi
+}
+
+# What the demo needs: a compiler and Debian 12's PostgreSQL 15 with its
+# headers (postgresql-server-dev-15 brings clang-14 and llvm-14 for the
+# JIT bitcode that Debian's PGXS builds).
+SF_DEMO_PACKAGES="make g++ rsync postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR"
+# What the test suite needs on top: the test toolchain, and debootstrap for
+# the Debian roots of PostgreSQL 17 and 18 (test/lib/pgroot.sh).
+SF_TEST_PACKAGES="clang-14 llvm-14 libclang-rt-14-dev valgrind postgresql-contrib libpqxx-dev
+    libgtest-dev libipc-run-perl faketime procps git unzip debootstrap"
+
+# sf_install_deps [demo]: installs what the tests (or only the demo) need,
+# on Debian 12, as root.
 sf_install_deps() {
     if [ "${SNOWFLAKE_SKIP_DEPS:-0}" = 1 ]; then return 0; fi
+    local pkgs=$SF_DEMO_PACKAGES
+    [ "${1:-}" = demo ] || pkgs="$pkgs $SF_TEST_PACKAGES"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends \
-        make g++ clang-14 llvm-14 libclang-rt-14-dev rsync valgrind \
-        "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-contrib \
-        libpqxx-dev libgtest-dev libipc-run-perl faketime procps >/dev/null
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
     # Debian's postgresql package may start a cluster of its own; our servers
     # use their own ports, so it is left alone.
 }
 
-sf_bindir() { "$PG_CONFIG" --bindir; }
+sf_bindir() { "$(sf_pg_config)" --bindir; }
 
-as_postgres() { runuser -u postgres -- "$@"; }
+# Runs a command as the postgres user, from /: the caller's directory may be
+# one postgres cannot enter (a clone in /root), which psql and pg_ctl would
+# report as "could not change directory".  Paths passed must be absolute.
+as_postgres() { (cd / && runuser -u postgres -- "$@"); }
 
 # sf_copy_tree SRC DST: a copy of the source tree the postgres user can read
 # and write (the checkout may live where postgres cannot read).
@@ -73,5 +97,5 @@ sf_psql() {
     shift
     local port
     port=$(sed -n 's/^port = //p' "$dir/data/postgresql.conf" | tail -1)
-    as_postgres psql -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres "$@"
+    as_postgres "$(sf_bindir)/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres "$@"
 }

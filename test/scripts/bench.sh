@@ -102,12 +102,21 @@ CREATE UNLOGGED TABLE t_const (id bigint DEFAULT 0, v integer);
 CREATE UNLOGGED TABLE t_sf (id bigint DEFAULT snowflake_nextval(), v integer);
 CREATE UNLOGGED TABLE t_s1 (id bigint DEFAULT nextval('s1'), v integer);
 CREATE UNLOGGED TABLE t_fill (k integer, x bigint);
+-- UUID keys for comparison: gen_random_uuid() (v4, random) everywhere,
+-- uuidv7() (time-ordered) where the server has it (PostgreSQL 18).
+CREATE UNLOGGED TABLE t_uuid4 (id uuid DEFAULT gen_random_uuid(), v integer);
+DO $$
+BEGIN
+    IF current_setting('server_version_num')::int >= 180000 THEN
+        CREATE UNLOGGED TABLE t_uuid7 (id uuid DEFAULT uuidv7(), v integer);
+    END IF;
+END $$;
 SQL
 done
 
 CMD="bash test/scripts/bench.sh $ARGS"
 # Which build was measured: the installed library changes as the code does.
-SO="$("$PG_CONFIG" --pkglibdir)/snowflake.so"
+SO="$("$(sf_pg_config)" --pkglibdir)/snowflake.so"
 EXT_VERSION=$(sf_psql "$DIR_A" -d postgres -At -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake'")
 BUILD="extension $EXT_VERSION, $SO installed $(date -u -r "$SO" '+%Y-%m-%d %H:%M:%S UTC'), sha256 $(sha256sum "$SO" | cut -c1-16)"
 if REV=$(git -C "$HERE/../.." rev-parse --short HEAD 2>/dev/null); then

@@ -55,10 +55,12 @@ my @bad = (
 	[ 'snowflake.worker_id = -2',          'snowflake.worker_id',     'Valid values are 0 to 31' ],
 	[ 'snowflake.worker_id = abc',         'snowflake.worker_id',     'Valid values' ],
 	[ 'snowflake.datacenter_id = 32',      'snowflake.datacenter_id', 'Valid values are 0 to 31' ],
-	[ 'snowflake.sequence_bits = 0',       'snowflake.sequence_bits', 'sequence_bits must be at least 1' ],
-	[ 'snowflake.sequence_bits = 20',      'snowflake.sequence_bits', 'at least 35 timestamp bits' ],
-	[ 'snowflake.datacenter_bits = 20',    'snowflake.datacenter_bits', 'at least 35 timestamp bits' ],
-	[ 'snowflake.worker_bits = 64',        'snowflake.worker_bits',   'Valid values are 0 to 27' ],
+	# A width's range is what the other two leave (28 bits for the three).
+	[ 'snowflake.sequence_bits = 0',       'snowflake.sequence_bits', 'Valid values are 1 to 18 with snowflake.datacenter_bits = 5 and snowflake.worker_bits = 5' ],
+	[ 'snowflake.sequence_bits = 20',      'snowflake.sequence_bits', 'Valid values are 1 to 18 with' ],
+	[ 'snowflake.sequence_bits = 30',      'snowflake.sequence_bits', 'Valid values are 1 to 18 with' ],
+	[ 'snowflake.datacenter_bits = 20',    'snowflake.datacenter_bits', 'Valid values are 0 to 11 with snowflake.worker_bits = 5 and snowflake.sequence_bits = 12' ],
+	[ 'snowflake.worker_bits = 64',        'snowflake.worker_bits',   'Valid values are 0 to 11 with' ],
 	[ "snowflake.epoch = 'yesterday'",     'snowflake.epoch',         'integer number of milliseconds' ],
 	[ "snowflake.epoch = '2999-01-01'",    'snowflake.epoch',         'between 1970-01-01 UTC and now' ],
 	[ "snowflake.epoch = '-5'",            'snowflake.epoch',         'between 1970-01-01 UTC and now' ],
@@ -75,6 +77,20 @@ foreach my $case (@bad) {
 	my $log = substr(slurp_file($node->logfile), $offset);
 	like($log, qr/invalid value for parameter "\Q$name\E"/, "message names $name");
 	like($log, qr/\Q$detail\E/, "detail for $line");
+	$node->stop if $started;
+}
+
+# Two widths that are fine alone but too wide together: both are named.
+{
+	my $offset = -s $node->logfile;
+	set_case($node, 'snowflake.worker_id = 9', 'snowflake.datacenter_bits = 10', 'snowflake.worker_bits = 10');
+	my $started = $node->start(fail_ok => 1);
+	ok(!$started, 'start refused with datacenter_bits = 10 and worker_bits = 10');
+	my $log = substr(slurp_file($node->logfile), $offset);
+	like($log,
+		qr/FATAL:  invalid values for parameters "snowflake.datacenter_bits" \("10"\) and "snowflake.worker_bits" \("10"\)/,
+		'the message names both widths');
+	like($log, qr/layout 10\/10\/12 .* at least 35 timestamp bits/, 'the detail shows the layout');
 	$node->stop if $started;
 }
 set_case($node, 'snowflake.worker_id = 9');

@@ -160,6 +160,17 @@ foreach my $case (
 		'... DETAIL gives the recorded epoch and layout');
 	$node->stop if $started;
 }
+{
+	# Two widths changed at once: the message names both.
+	my ($started, $log) = try_start('snowflake.worker_bits = 6', 'snowflake.sequence_bits = 11');
+	ok(!$started, 'start refused with worker_bits and sequence_bits changed');
+	like($log,
+		qr/FATAL:  snowflake.worker_bits and snowflake.sequence_bits differ from the values the ids of this node were issued under/,
+		'... the message names both');
+	like($log, qr/HINT:  Restore the previous values of snowflake.worker_bits and snowflake.sequence_bits/,
+		'... and so does the HINT');
+	$node->stop if $started;
+}
 is(slurp_file(state_path($node)), $file_before, 'refused starts leave the state file as it was');
 
 my $earlier = $default_epoch - 86_400_000;

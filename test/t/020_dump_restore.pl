@@ -3,16 +3,23 @@
 # from snowflake_min_id, an expression index and a view on the toolkit
 # functions) restores cleanly into a fresh server with another worker id,
 # keeps every id, and new rows there get new, unique ids of the new node.
+#
+# With SNOWFLAKE_DUMP_SOURCE_INSTALL set (the pg17/upgrade-from-15 suite sets
+# it to Debian 12's PostgreSQL 15), the source runs that older PostgreSQL and
+# the dump crosses major versions.  The dump is always made with the pg_dump
+# of the version under test, as PostgreSQL recommends for upgrades.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+my $source_install = $ENV{SNOWFLAKE_DUMP_SOURCE_INSTALL};
+
 sub new_snowflake_node
 {
-	my ($name, $datacenter_id, $worker_id) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
+	my ($name, $datacenter_id, $worker_id, $install) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name, $install ? (install_path => $install) : ());
 	$node->init;
 	$node->append_conf('postgresql.conf', join("\n",
 		"shared_preload_libraries = 'snowflake'",
@@ -22,7 +29,8 @@ sub new_snowflake_node
 	return $node;
 }
 
-my $source = new_snowflake_node('dump_source', 3, 1);
+my $source = new_snowflake_node('dump_source', 3, 1, $source_install);
+note 'source: ' . $source->safe_psql('postgres', 'SELECT version()');
 $source->safe_psql('postgres', 'CREATE DATABASE shop');
 $source->safe_psql('shop', q{
 CREATE EXTENSION snowflake;
@@ -66,8 +74,9 @@ WHERE i.inhparent = 'events'::regclass});
 my $dir = PostgreSQL::Test::Utils::tempdir;
 my $plain = "$dir/shop.sql";
 my $custom = "$dir/shop.dump";
-$source->command_ok([ 'pg_dump', '-d', 'shop', '-f', $plain ], 'pg_dump (plain) succeeds');
-$source->command_ok([ 'pg_dump', '-Fc', '-d', 'shop', '-f', $custom ], 'pg_dump (custom) succeeds');
+command_ok([ 'pg_dump', '-d', $source->connstr('shop'), '-f', $plain ], 'pg_dump (plain) succeeds');
+command_ok([ 'pg_dump', '-Fc', '-d', $source->connstr('shop'), '-f', $custom ],
+	'pg_dump (custom) succeeds');
 my $dump_text = slurp_file($plain);
 like($dump_text, qr/CREATE EXTENSION IF NOT EXISTS snowflake/, 'dump creates the extension');
 like($dump_text, qr/DEFAULT public\.snowflake_nextval\(\)/, 'dump keeps the DEFAULT');
@@ -75,6 +84,12 @@ unlike($dump_text, qr/CREATE FUNCTION/, 'dump does not copy the extension\'s fun
 
 # A fresh server: same datacenter, another worker id.
 my $target = new_snowflake_node('dump_target', 3, 2);
+if ($source_install)
+{
+	my $major = sub { int($_[0]->safe_psql('postgres', 'SHOW server_version_num') / 10000) };
+	cmp_ok($major->($source), '<', $major->($target),
+		'the dump crosses major versions: ' . $major->($source) . ' to ' . $major->($target));
+}
 $target->safe_psql('postgres', 'CREATE DATABASE shop');
 $target->safe_psql('postgres', 'CREATE DATABASE shop_custom');
 $target->command_checks_all(

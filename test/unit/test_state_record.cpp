@@ -454,6 +454,31 @@ TEST(ConfigChange, WidthChangeIsRefusedEvenWithAnEarlierEpoch) {
     EXPECT_STREQ(v.refused_setting, "snowflake.worker_bits");
 }
 
+TEST(ConfigChange, EveryChangedWidthIsNamed) {
+    const StateRecord s = sample();
+    Layout l = s.layout;
+    l.worker_bits = 6;
+    l.sequence_bits = 11;
+    snowflake::ConfigVerdict v = snowflake::check_config_change(s, l, s.datacenter_id, s.worker_id);
+    ASSERT_EQ(v.refused_count, 2);
+    EXPECT_STREQ(v.refused_setting, "snowflake.worker_bits");
+    char text[200];
+    snowflake::refused_settings_text(v, text, sizeof text);
+    EXPECT_STREQ(text, "snowflake.worker_bits and snowflake.sequence_bits");
+
+    l.datacenter_bits = 4;
+    l.epoch_ms += 1;
+    v = snowflake::check_config_change(s, l, s.datacenter_id, s.worker_id);
+    ASSERT_EQ(v.refused_count, 4);
+    snowflake::refused_settings_text(v, text, sizeof text);
+    EXPECT_STREQ(text, "snowflake.datacenter_bits, snowflake.worker_bits, snowflake.sequence_bits "
+                       "and snowflake.epoch");
+    // Cut short, never overrun.
+    char small[12];
+    snowflake::refused_settings_text(v, small, sizeof small);
+    EXPECT_STREQ(small, "snowflake.d");
+}
+
 TEST(ConfigChange, NodeChangeIsAcceptedAndOnlyFlagged) {
     const StateRecord s = sample();
     for (auto node : {std::pair<int64_t, int64_t>{s.datacenter_id + 1, s.worker_id},

@@ -1,0 +1,98 @@
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state_file.hpp"
+#include "upgrade_guard.hpp"
+
+#include "pg_includes.hpp"
+
+namespace sfpg {
+
+namespace {
+
+constexpr const char kMarkerText[] =
+    "pg_upgrade loaded the snowflake extension into this data directory, which has no\n"
+    "snowflake.state.  Copy snowflake.state from the old cluster's data directory into\n"
+    "this one before starting the server: see \"Upgrading PostgreSQL\" in the snowflake\n"
+    "README.  The server refuses to start while this file is here and snowflake.state\n"
+    "is not.\n";
+
+bool file_exists(const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return true;
+    if (errno != ENOENT)
+        ereport(ERROR, (errcode_for_file_access(), errmsg("could not stat file \"%s\": %m", path)));
+    return false;
+}
+
+void write_marker() {
+    // Written in place (not renamed): a torn marker still exists, which is
+    // all that counts.
+    int fd = OpenTransientFilePerm(kUpgradeMarkerFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY,
+                                   S_IRUSR | S_IWUSR);
+    if (fd < 0)
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not create file \"%s\": %m", kUpgradeMarkerFile)));
+    const ssize_t len = static_cast<ssize_t>(sizeof kMarkerText - 1);
+    errno = 0;
+    if (write(fd, kMarkerText, len) != len || pg_fsync(fd) != 0) {
+        if (errno == 0)
+            errno = ENOSPC;
+        int save_errno = errno;
+        CloseTransientFile(fd);
+        errno = save_errno;
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not write file \"%s\": %m", kUpgradeMarkerFile)));
+    }
+    if (CloseTransientFile(fd) != 0)
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("could not close file \"%s\": %m", kUpgradeMarkerFile)));
+    fsync_fname(".", true);
+    ereport(LOG, (errmsg("snowflake: this data directory has no snowflake.state while pg_upgrade "
+                         "runs; wrote \"%s\"",
+                         kUpgradeMarkerFile),
+                  errhint("Copy snowflake.state from the old cluster's data directory before "
+                          "starting the upgraded server.")));
+}
+
+}  // namespace
+
+void note_binary_upgrade() {
+    if (!IsBinaryUpgrade)
+        return;
+    if (file_exists(kStateFile) || file_exists(kUpgradeMarkerFile))
+        return;
+    write_marker();
+}
+
+void check_upgrade_marker(bool have_state_file) {
+    if (IsBinaryUpgrade) {
+        if (!have_state_file)
+            note_binary_upgrade();
+        return;
+    }
+    if (!file_exists(kUpgradeMarkerFile))
+        return;
+    if (!have_state_file)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake state file \"%s\" is missing after pg_upgrade", kStateFile),
+                 errdetail("pg_upgrade made this data directory from a cluster that has the "
+                           "snowflake extension, and does not copy that cluster's \"%s\": the "
+                           "high-water mark of the ids it issued. Without it, new ids could "
+                           "repeat ids already issued.",
+                           kStateFile),
+                 errhint("Copy \"%s\" from the old cluster's data directory into this one and "
+                         "start the server again (see \"Upgrading PostgreSQL\" in the snowflake "
+                         "README).",
+                         kStateFile)));
+    // The mark came along: the marker has done its job.
+    durable_unlink(kUpgradeMarkerFile, ERROR);
+    ereport(LOG, (errmsg("snowflake: \"%s\" is present after pg_upgrade; removed \"%s\"",
+                         kStateFile, kUpgradeMarkerFile)));
+}
+
+}  // namespace sfpg

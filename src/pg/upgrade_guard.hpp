@@ -1,0 +1,33 @@
+// pg_upgrade and the durable mark.
+//
+// pg_upgrade copies a cluster's tables but not snowflake.state, the
+// high-water mark of the ids the old cluster issued.  A new cluster started
+// without it would issue ids from its wall clock, which may be behind ids
+// the old cluster issued (under `borrow` it runs up to
+// max_clock_backward_ms ahead of its clock, and its clock may have been
+// ahead before a correction).  The postmaster cannot read the catalogs to
+// see that the extension was in use, but pg_upgrade always loads the library
+// into the new cluster while it upgrades one that has the extension: at its
+// check that every library is loadable (LOAD, in a backend), and at every
+// start if the new configuration preloads it.  Both run with
+// IsBinaryUpgrade set.  If the data directory has no state file then, a
+// marker file records that one is expected, and a normal start refuses until
+// the old cluster's snowflake.state has been copied in.
+#pragma once
+
+namespace sfpg {
+
+constexpr const char *kUpgradeMarkerFile = "snowflake.pg_upgrade";
+
+// While pg_upgrade runs this server (IsBinaryUpgrade): if the data directory
+// (the working directory) has no state file, writes the marker.  Elsewhere a
+// no-op.  Never throws; errors are reported as ereport(ERROR).
+void note_binary_upgrade();
+
+// At a normal start, in the postmaster, after reading the state file
+// (have_state_file: whether there was one).  With the marker present and no
+// state file: ereport(ERROR), which stops the server.  With both: the state
+// file was carried over, so the marker is removed (and a LOG line says so).
+void check_upgrade_marker(bool have_state_file);
+
+}  // namespace sfpg

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The suites of one PostgreSQL major, on the system this runs on: the machine
+# itself for 15 (Debian 12), a Debian root for 17 and 18 (test/run-all.sh
+# builds the roots and runs this inside them).  As root, with the build and
+# test dependencies installed:
+#
+#   bash test/run-version.sh VERSION WORKDIR
+#
+# Copies the tree to WORKDIR/src (owned by postgres), prints one line per
+# suite, named pgVERSION/SUITE, and writes "PASSED FAILED" to WORKDIR/counts
+# (and the names of failed suites to WORKDIR/failed-suites).
+# Logs are in WORKDIR/logs.  Exits non-zero if a suite failed.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+V=${1:?usage: run-version.sh VERSION WORKDIR}
+WORK=${2:?usage: run-version.sh VERSION WORKDIR}
+export PG_MAJOR=$V PG_CONFIG=/usr/lib/postgresql/$V/bin/pg_config
+export PATH="/usr/lib/postgresql/$V/bin:$PATH"
+. "$ROOT/test/lib/common.sh"
+
+LOGS=$WORK/logs
+SRC=$WORK/src
+passed=0
+failed=0
+
+# run_suite NAME COMMAND...: runs a suite, shows its tail on failure.
+run_suite() {
+    local name="pg$V/$1"
+    shift
+    local log="$LOGS/${name#*/}.log"
+    local start=$SECONDS
+    printf '%-34s ' "$name"
+    if "$@" >"$log" 2>&1; then
+        passed=$((passed + 1))
+        echo "ok ($((SECONDS - start)) s)"
+    else
+        failed=$((failed + 1))
+        echo "$name" >>"$WORK/failed-suites"
+        echo "FAILED ($((SECONDS - start)) s), last lines of $log:"
+        tail -n 40 "$log" | sed 's/^/    /'
+        # pg_regress leaves its diffs next to the tests.
+        [ -f "$SRC/regression.diffs" ] && head -n 80 "$SRC/regression.diffs" | sed 's/^/    /'
+        rm -f "$SRC/regression.diffs"
+    fi
+}
+
+# Builds with every warning on and fails on any warning, then installs.
+build_and_install() {
+    local out=$WORK/build.out
+    make -C "$SRC" -j2 2>&1 | tee "$out"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || return 1
+    if grep -n 'warning:' "$out"; then
+        echo "the build is not warning-free"
+        return 1
+    fi
+    make -C "$SRC" install
+}
+
+# tap [VAR=VALUE...] [MAKE_ARGS...]: TAP tests (prove_installcheck starts
+# from a clean tmp_check, so these suites run one after another).
+tap() {
+    local envs=()
+    while [ $# -gt 0 ] && [[ $1 == SNOWFLAKE_*=* ]]; do envs+=("$1"); shift; done
+    as_postgres env PG_TEST_TIMEOUT_DEFAULT=180 "${envs[@]}" make -C "$SRC" prove-installcheck "$@"
+}
+
+[ -x "$PG_CONFIG" ] || { echo "PostgreSQL $V is not installed here ($PG_CONFIG)"; exit 1; }
+rm -rf "$WORK"
+mkdir -p "$LOGS"
+sf_copy_tree "$ROOT" "$SRC"
+chown postgres: "$WORK"
+
+run_suite build-and-install build_and_install
+chown -R postgres: "$SRC"
+if [ "$V" = 15 ]; then
+    # The core has no PostgreSQL in it: its tests run once, here.
+    run_suite unit-core as_postgres make -C "$SRC/test/unit" run
+    run_suite unit-core-sanitizers as_postgres make -C "$SRC/test/unit" sanitize
+    run_suite unit-core-tsan as_postgres make -C "$SRC/test/unit" tsan
+    run_suite unit-core-valgrind as_postgres make -C "$SRC/test/unit" valgrind
+    run_suite fuzz-20s-each as_postgres make -C "$SRC/test/fuzz" run SECONDS=20
+fi
+run_suite regress-preloaded as_postgres make -C "$SRC" installcheck
+run_suite regress-not-preloaded as_postgres make -C "$SRC" installcheck-nopreload
+run_suite client-build as_postgres make -C "$SRC/test/client"
+run_suite concurrency-2-databases bash "$SRC/test/scripts/concurrency.sh" "$WORK/concurrency"
+if [ "$V" = 15 ]; then
+    # Application clients (issue 13): about the client libraries, so once.
+    run_suite client-sqlalchemy bash "$SRC/test/scripts/clients.sh" sqlalchemy "$WORK/clients-sqlalchemy"
+    run_suite client-node-pg bash "$SRC/test/scripts/clients.sh" node "$WORK/clients-node"
+    run_suite client-libpqxx-batch bash "$SRC/test/scripts/clients.sh" libpqxx "$WORK/clients-libpqxx"
+fi
+run_suite bench-quick bash "$SRC/test/scripts/bench.sh" --quick "$WORK/bench"
+run_suite load-and-crash bash "$SRC/test/scripts/load_crash.sh" --quick "$WORK/load"
+run_suite tap tap
+if [ -n "${SNOWFLAKE_UPGRADE_FROM:-}" ]; then
+    # pg_upgrade and pg_dump/restore from an older major installed next to
+    # this one (run-all.sh copies Debian 12's PostgreSQL 15, with this tree's
+    # build of snowflake, into the root of 17).
+    old=/usr/lib/postgresql/$SNOWFLAKE_UPGRADE_FROM
+    run_suite "upgrade-from-$SNOWFLAKE_UPGRADE_FROM" tap SNOWFLAKE_OLD_INSTALL="$old" \
+        SNOWFLAKE_DUMP_SOURCE_INSTALL="$old" PROVE_TESTS="test/upgrade/*.pl test/t/020_dump_restore.pl"
+fi
+
+echo "$passed $failed" >"$WORK/counts"
+[ "$failed" -eq 0 ]
