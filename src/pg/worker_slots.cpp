@@ -19,9 +19,12 @@ int snowflake_worker_slots() {
 
 void refuse_unless_registered(const char *name) {
     int registered = 0, ours = 0;
-    // The postmaster's list of registered workers (ilist.h's iteration
-    // macros use C-only builtins, so walked by hand).
-    for (const slist_node *n = BackgroundWorkerList.head.next; n != nullptr; n = n->next) {
+    // The postmaster's list of registered workers, walked by hand (ilist.h's
+    // iteration macros use C-only builtins).  Older releases make it an
+    // slist (ends at null), newer ones a dlist (circular: ends back at its
+    // head); `auto` and both ends cover either.
+    const auto *end = &BackgroundWorkerList.head;
+    for (const auto *n = BackgroundWorkerList.head.next; n != nullptr && n != end; n = n->next) {
         const RegisteredBgWorker *rw = reinterpret_cast<const RegisteredBgWorker *>(
             reinterpret_cast<const char *>(n) - offsetof(RegisteredBgWorker, rw_lnode));
         const bool snowflake = strcmp(rw->rw_worker.bgw_library_name, "snowflake") == 0;
