@@ -9,7 +9,9 @@ namespace snowflake {
 
 namespace {
 
-constexpr const char *kHeader = "snowflake-state 1";
+constexpr const char *kHeaderV1 = "snowflake-state 1";  // a configured identity
+constexpr const char *kHeaderV2 = "snowflake-state 2";  // plus the registry claim's key
+constexpr const char *kNodeKeyName = "registry_node_key";
 
 // The fields in file order; the checksum line follows them.
 constexpr const char *kKeys[] = {"mark_unix_ms",  "epoch_ms",    "datacenter_bits",
@@ -63,7 +65,25 @@ bool key_value(const char *line, size_t len, const char *key, const char **value
 
 bool in_int_range(int64_t v) { return v >= -2147483648LL && v <= 2147483647LL; }
 
+// The version a header line names: 1, 2, or 0 if it is not ours.
+int header_version(const char *line, size_t len) {
+    const char *const headers[] = {kHeaderV1, kHeaderV2};
+    for (int i = 0; i < 2; i++)
+        if (len == strlen(headers[i]) && memcmp(line, headers[i], len) == 0)
+            return i + 1;
+    return 0;
+}
+
 }  // namespace
+
+bool valid_node_key(const char *key, size_t len) {
+    if (len == 0 || len > kNodeKeyMaxLen)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (key[i] <= ' ' || key[i] > '~')
+            return false;
+    return true;
+}
 
 uint32_t crc32(const char *data, size_t len) {
     uint32_t crc = 0xFFFFFFFFu;
@@ -78,13 +98,24 @@ uint32_t crc32(const char *data, size_t len) {
 size_t format_state_record(const StateRecord &rec, char *buf, size_t buflen) {
     int64_t v[kNumKeys];
     to_values(rec, v);
+    const size_t key_len = strnlen(rec.registry_node_key, sizeof rec.registry_node_key);
+    const bool claimed = key_len > 0;
+    if (claimed && !valid_node_key(rec.registry_node_key, key_len))
+        return 0;
     size_t n = 0;
-    int w = snprintf(buf, buflen, "%s\n", kHeader);
+    int w = snprintf(buf, buflen, "%s\n", claimed ? kHeaderV2 : kHeaderV1);
     for (int i = 0; w > 0 && i < kNumKeys; i++) {
         n += static_cast<size_t>(w);
         if (n >= buflen)
             return 0;
         w = snprintf(buf + n, buflen - n, "%s %lld\n", kKeys[i], static_cast<long long>(v[i]));
+    }
+    if (w > 0 && claimed) {
+        n += static_cast<size_t>(w);
+        if (n >= buflen)
+            return 0;
+        w = snprintf(buf + n, buflen - n, "%s %.*s\n", kNodeKeyName, static_cast<int>(key_len),
+                     rec.registry_node_key);
     }
     if (w <= 0)
         return 0;
@@ -102,7 +133,7 @@ const char *record_error_text(RecordError e) {
     case RecordError::None:
         return "valid";
     case RecordError::BadHeader:
-        return "does not start with \"snowflake-state 1\"";
+        return "does not start with \"snowflake-state 1\" or \"snowflake-state 2\"";
     case RecordError::BadLine:
         return "has a missing or malformed line";
     case RecordError::BadChecksum:
@@ -117,8 +148,10 @@ RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
     size_t pos = 0;
     const char *line;
     size_t line_len;
-    if (!next_line(buf, len, &pos, &line, &line_len) || line_len != strlen(kHeader) ||
-        memcmp(line, kHeader, line_len) != 0)
+    if (!next_line(buf, len, &pos, &line, &line_len))
+        return RecordError::BadHeader;
+    const int version = header_version(line, line_len);
+    if (version == 0)
         return RecordError::BadHeader;
     int64_t v[kNumKeys];
     for (int i = 0; i < kNumKeys; i++) {
@@ -128,6 +161,13 @@ RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
             !key_value(line, line_len, kKeys[i], &value, &vlen) || !parse_int64(value, vlen, &v[i]))
             return RecordError::BadLine;
     }
+    const char *node_key = nullptr;
+    size_t node_key_len = 0;
+    if (version == 2 &&
+        (!next_line(buf, len, &pos, &line, &line_len) ||
+         !key_value(line, line_len, kNodeKeyName, &node_key, &node_key_len) ||
+         !valid_node_key(node_key, node_key_len)))
+        return RecordError::BadLine;
     const size_t body_len = pos;
     const char *value;
     size_t vlen;
@@ -142,6 +182,8 @@ RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
         if (!in_int_range(v[i]))
             return RecordError::BadLayout;
     from_values(v, out);
+    memcpy(out->registry_node_key, node_key ? node_key : "", node_key_len);
+    out->registry_node_key[node_key_len] = '\0';
     const Layout &l = out->layout;
     if (validate_widths(l.datacenter_bits, l.worker_bits, l.sequence_bits) != LayoutError::None)
         return RecordError::BadLayout;

@@ -1,15 +1,35 @@
+// The registrar: claims and renews this node's (datacenter_id, worker_id) on
+// the registry server, and the glue that makes a claim survive restarts.
+//
+// Rules (README "Assigning node identities"):
+//   - an explicit snowflake.worker_id always wins: a claim is adopted only
+//     while the node has no configured identity, checked under the lock at
+//     the moment of adopting it;
+//   - an adopted claim is recorded in snowflake.state with the node's key, so
+//     a crash restart, a clean restart or a restarted registrar resume the
+//     same pair without the registry; only the node whose key it is resumes
+//     it (a pg_basebackup clone has another host or port);
+//   - the registry is asked again at start and then every minute, with the
+//     pair the node holds: it answers with the node's claim (the same pair),
+//     and when the claim is missing (restored registry, released by hand) it
+//     records the pair again if it is free, else hands out a free one, which
+//     the node then moves to.
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
 
+#include "../core/state_record.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "state_file.hpp"
+
+#include "registry_client.hpp"
 
 #include "firewall.hpp"
 extern "C" {
-#include "libpq-fe.h"
+#include "catalog/pg_type.h"
 #include "postmaster/postmaster.h"
 }
 
@@ -19,7 +39,9 @@ char *guc_registry = nullptr;
 
 namespace {
 
-constexpr long kRetryMs = 1000;
+constexpr long kRetryMs = 1000;          // first retry after a failed claim
+constexpr long kMaxRetryMs = 10000;      // retries double up to this while no pair is held
+constexpr long kRenewMs = 60000;         // renewal interval (and the retry cap) once held
 
 volatile sig_atomic_t got_sigterm = 0;
 
@@ -32,70 +54,214 @@ void handle_sigterm(SIGNAL_ARGS) {
 
 bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
 
-// Records the outcome of an attempt where backends can see it.
-void publish(RegistryState state, int dc, int worker, const char *error) {
-    SharedState *s = g_shared;
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (state == RegistryState::Claimed)
-        set_node_identity(s, dc, worker);
-    strlcpy(s->registry_error, error ? error : "", sizeof s->registry_error);
-    s->registry_state = state;
-    LWLockRelease(&s->lock);
-}
-
 // This node's key in the registry: system identifier, host name and port.
+// Bytes that cannot be recorded in the state file (none in a real host name)
+// become '_'.
 void node_key(char *buf, size_t len) {
     char host[256] = "unknown";
-    (void)gethostname(host, sizeof host - 1);
+    if (gethostname(host, sizeof host - 1) != 0)
+        strlcpy(host, "unknown", sizeof host);
+    host[sizeof host - 1] = '\0';
+    for (char *p = host; *p; p++) {
+        const unsigned char c = static_cast<unsigned char>(*p);
+        if (c <= ' ' || c > '~')
+            *p = '_';
+    }
     snprintf(buf, len, "%llu:%s:%d", static_cast<unsigned long long>(GetSystemIdentifier()), host,
              PostPortNumber);
 }
 
-// One claim attempt.  Returns true when the node holds a claim.
-bool try_claim() {
-    char key[400];
-    node_key(key, sizeof key);
-    char dc_bits[16], w_bits[16];
-    snprintf(dc_bits, sizeof dc_bits, "%d", g_layout.datacenter_bits);
-    snprintf(w_bits, sizeof w_bits, "%d", g_layout.worker_bits);
-    const char *params[3] = {key, dc_bits, w_bits};
+// Whether a configured identity is in use (then no claim is ever adopted).
+bool configured_identity(SharedState *s) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool configured = s->node_worker_id >= 0 && !s->identity_claimed;
+    LWLockRelease(&s->lock);
+    return configured;
+}
 
-    PGconn *conn = PQconnectdb(guc_registry);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "could not connect to the registry: %s", PQerrorMessage(conn));
+// The claim the node holds, if any.
+bool held_claim(SharedState *s, int *dc, int *worker) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool held = s->identity_claimed;
+    *dc = s->node_datacenter_id;
+    *worker = s->node_worker_id;
+    LWLockRelease(&s->lock);
+    return held;
+}
+
+// Records why there is no claim where backends can see it.  A node that
+// holds a claim keeps it (and its state) when a renewal fails.
+void note_failure(SharedState *s, RegistryState state, const char *error) {
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (!s->identity_claimed) {
+        strlcpy(s->registry_error, error, sizeof s->registry_error);
+        s->registry_state = state;
+    }
+    LWLockRelease(&s->lock);
+}
+
+enum class Adopted { New, Same, Moved, ConfiguredWins };
+
+// Makes the registry's answer the node identity, unless a configured
+// identity is in use: decided under the lock, so a worker_id set and
+// reloaded while the claim was on its way wins.
+Adopted adopt(SharedState *s, int dc, int worker, const char *key, int *old_dc, int *old_worker) {
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (s->node_worker_id >= 0 && !s->identity_claimed) {
+        LWLockRelease(&s->lock);
+        return Adopted::ConfiguredWins;
+    }
+    Adopted result = Adopted::New;
+    if (s->identity_claimed)
+        result = s->node_datacenter_id == dc && s->node_worker_id == worker ? Adopted::Same
+                                                                             : Adopted::Moved;
+    *old_dc = s->node_datacenter_id;
+    *old_worker = s->node_worker_id;
+    set_node_identity(s, dc, worker);
+    s->identity_claimed = true;
+    strlcpy(s->registry_node_key, key, sizeof s->registry_node_key);
+    s->registry_error[0] = '\0';
+    s->registry_state = RegistryState::Claimed;
+    if (result != Adopted::Same)
+        s->claims_adopted++;  // the reserver records it in the state file
+    Latch *reserver = s->reserver_latch;
+    LWLockRelease(&s->lock);
+    if (result != Adopted::Same && reserver)
+        SetLatch(reserver);
+    return result;
+}
+
+[[noreturn]] void stop_for_configured_identity() {
+    ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
+                         "identity is used and no claim is made")));
+    proc_exit(0);  // exit code 0: not restarted
+}
+
+// Interrupted by SIGTERM: exit code 1, so that if this was not a shutdown
+// (pg_terminate_backend) the postmaster starts the registrar again.
+[[noreturn]] void stop_on_sigterm() { proc_exit(1); }
+
+// The schema the extension lives in on the registry, quoted; false if the
+// extension is not there (msg says so).  The query depends on no search_path.
+bool registry_schema(PGconn *conn, char *schema, size_t len, char *msg, size_t msg_len) {
+    PGresult *res;
+    const ClientResult r = registry_query(
+        conn,
+        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+        "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'",
+        0, nullptr, nullptr, &got_sigterm, &res, msg, msg_len);
+    if (r == ClientResult::Interrupted) {
         PQfinish(conn);
+        stop_on_sigterm();
+    }
+    const bool found = r == ClientResult::Ok && PQntuples(res) == 1;
+    if (found)
+        strlcpy(schema, PQgetvalue(res, 0, 0), len);
+    else if (r == ClientResult::Ok)
+        snprintf(msg, msg_len, "the snowflake extension is not installed in database \"%s\" of "
+                 "the registry", PQdb(conn));
+    PQclear(res);
+    return found;
+}
+
+// One claim or renewal.  Returns true when the node holds a claim the
+// registry confirmed.
+bool claim_once(SharedState *s, bool *first_confirmation) {
+    char key[snowflake::kNodeKeyMaxLen + 1];
+    node_key(key, sizeof key);
+    int held_dc, held_worker;
+    const bool holding = held_claim(s, &held_dc, &held_worker);
+
+    char msg[512];
+    PGconn *conn;
+    ClientResult r = registry_connect(guc_registry, &got_sigterm, &conn, msg, sizeof msg);
+    if (r == ClientResult::Interrupted)
+        stop_on_sigterm();
+    char schema[NAMEDATALEN * 2 + 3];
+    if (r != ClientResult::Ok || !registry_schema(conn, schema, sizeof schema, msg, sizeof msg)) {
+        if (conn)
+            PQfinish(conn);
         ereport(LOG, (errmsg("snowflake registrar: %s", msg)));
-        publish(RegistryState::Waiting, -1, -1, msg);
+        note_failure(s, RegistryState::Waiting, msg);
         return false;
     }
-    PGresult *res = PQexecParams(
-        conn, "SELECT datacenter_id, worker_id FROM snowflake_registry_claim($1, $2::int, $3::int)",
-        3, nullptr, params, nullptr, nullptr, 0);
-    bool ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+
+    char sql[256];
+    char dc_bits[16], w_bits[16], dc_text[16], w_text[16];
+    snprintf(dc_bits, sizeof dc_bits, "%d", g_layout.datacenter_bits);
+    snprintf(w_bits, sizeof w_bits, "%d", g_layout.worker_bits);
+    snprintf(dc_text, sizeof dc_text, "%d", held_dc);
+    snprintf(w_text, sizeof w_text, "%d", held_worker);
+    const char *params[5] = {key, dc_bits, w_bits, dc_text, w_text};
+    const Oid types[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID};
+    // Schema-qualified: objects of the same name elsewhere on the registry's
+    // search_path are never called.
+    snprintf(sql, sizeof sql,
+             holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, "
+                       "$3, $4, $5)"
+                     : "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_claim($1, $2, "
+                       "$3)",
+             schema);
+    PGresult *res;
+    r = registry_query(conn, sql, holding ? 5 : 3, types, params, &got_sigterm, &res, msg,
+                       sizeof msg);
+    if (r == ClientResult::Interrupted) {
+        PQfinish(conn);
+        stop_on_sigterm();
+    }
+    bool ok = r == ClientResult::Ok && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
+              !PQgetisnull(res, 0, 1);
+    int dc = -1, worker = -1;
     if (ok) {
-        const int dc = atoi(PQgetvalue(res, 0, 0));
-        const int worker = atoi(PQgetvalue(res, 0, 1));
+        dc = atoi(PQgetvalue(res, 0, 0));
+        worker = atoi(PQgetvalue(res, 0, 1));
         ok = dc >= 0 && dc <= g_layout.max_datacenter_id() && worker >= 0 &&
              worker <= g_layout.max_worker_id();
-        if (ok) {
-            publish(RegistryState::Claimed, dc, worker, nullptr);
-            ereport(LOG, (errmsg("snowflake registrar: node %s claimed datacenter_id %d "
-                                 "worker_id %d",
-                                 key, dc, worker)));
-        }
+        if (!ok)
+            snprintf(msg, sizeof msg, "the registry answered with datacenter_id %d worker_id %d, "
+                     "outside this node's layout", dc, worker);
     }
-    if (!ok) {
-        char msg[256];
-        const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-        snprintf(msg, sizeof msg, "the registry refused the claim: %s", PQerrorMessage(conn));
-        const bool exhausted = state && strcmp(state, "53400") == 0;
-        ereport(LOG, (errmsg("snowflake registrar: %s", msg)));
-        publish(exhausted ? RegistryState::Exhausted : RegistryState::Waiting, -1, -1, msg);
-    }
+    // An error result is the registry refusing; no result at all is a
+    // timeout or a lost connection, which msg describes.
+    const bool refused = r != ClientResult::Ok && res != nullptr;
+    const char *sqlstate = refused ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+    const bool exhausted = sqlstate && strcmp(sqlstate, "53400") == 0;
     PQclear(res);
     PQfinish(conn);
-    return ok;
+    if (!ok) {
+        char why[600];
+        snprintf(why, sizeof why, "%s%s", refused ? "the registry refused the claim: " : "", msg);
+        ereport(LOG, (errmsg("snowflake registrar: %s", why)));
+        note_failure(s, exhausted ? RegistryState::Exhausted : RegistryState::Waiting, why);
+        return false;
+    }
+
+    int old_dc, old_worker;
+    switch (adopt(s, dc, worker, key, &old_dc, &old_worker)) {
+    case Adopted::ConfiguredWins:
+        stop_for_configured_identity();
+    case Adopted::New:
+        ereport(LOG, (errmsg("snowflake registrar: node %s claimed datacenter_id %d worker_id %d",
+                             key, dc, worker)));
+        break;
+    case Adopted::Moved:
+        ereport(WARNING,
+                (errmsg("snowflake registrar: the registry moved node %s from datacenter_id %d "
+                        "worker_id %d to datacenter_id %d worker_id %d",
+                        key, old_dc, old_worker, dc, worker),
+                 errdetail("The registry no longer held this node's claim, and another node "
+                           "holds its pair now.")));
+        break;
+    case Adopted::Same:
+        ereport(*first_confirmation ? LOG : DEBUG1,
+                (errmsg("snowflake registrar: the registry confirmed the claim of node %s: "
+                        "datacenter_id %d worker_id %d",
+                        key, dc, worker)));
+        break;
+    }
+    *first_confirmation = false;
+    return true;
 }
 
 }  // namespace
@@ -136,6 +302,65 @@ bool node_identity(int *datacenter_id, int *worker_id, const char **why) {
     return *worker_id >= 0;
 }
 
+void resume_recorded_claim(SharedState *s, const snowflake::StateRecord &stored) {
+    if (!registry_mode() || stored.registry_node_key[0] == '\0')
+        return;  // a configured identity, or a record of one: not a claim
+    char key[snowflake::kNodeKeyMaxLen + 1];
+    node_key(key, sizeof key);
+    if (strcmp(key, stored.registry_node_key) != 0) {
+        ereport(LOG, (errmsg("snowflake: snowflake.state holds the registry claim of node %s, "
+                             "not of this node (%s); claiming anew",
+                             stored.registry_node_key, key)));
+        return;
+    }
+    const snowflake::Layout &l = stored.layout;
+    if (l.datacenter_bits != g_layout.datacenter_bits || l.worker_bits != g_layout.worker_bits ||
+        stored.datacenter_id < 0 || stored.datacenter_id > g_layout.max_datacenter_id() ||
+        stored.worker_id < 0 || stored.worker_id > g_layout.max_worker_id())
+        return;  // other widths: start-up refuses them anyway
+    set_node_identity(s, static_cast<int>(stored.datacenter_id), static_cast<int>(stored.worker_id));
+    s->identity_claimed = true;
+    strlcpy(s->registry_node_key, key, sizeof s->registry_node_key);
+    s->registry_state = RegistryState::Claimed;
+    ereport(LOG, (errmsg("snowflake: resuming the registry claim of node %s recorded in "
+                         "snowflake.state: datacenter_id %d worker_id %d",
+                         key, s->node_datacenter_id, s->node_worker_id)));
+}
+
+void record_identity(snowflake::StateRecord *r) {
+    SharedState *s = g_shared;
+    // The postmaster writes the last record after every other process has
+    // exited (record_exact_mark): nothing to lock against, and no PGPROC.
+    const bool lock = IsUnderPostmaster;
+    if (lock)
+        LWLockAcquire(&s->lock, LW_SHARED);
+    r->datacenter_id = s->node_datacenter_id;
+    r->worker_id = s->node_worker_id;
+    if (s->identity_claimed)
+        strlcpy(r->registry_node_key, s->registry_node_key, sizeof r->registry_node_key);
+    else
+        r->registry_node_key[0] = '\0';
+    if (lock)
+        LWLockRelease(&s->lock);
+}
+
+void record_new_claim(SharedState *s) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const uint32_t adopted = s->claims_adopted;
+    const bool wanted = adopted != s->claims_recorded;
+    const int64_t mark = s->durable_mark_unix_ms;
+    LWLockRelease(&s->lock);
+    if (!wanted)
+        return;
+    // The mark the state file holds already, now with the claim: the claim
+    // survives a crash even before the node's first id.
+    write_state_file(current_record(mark));
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    s->claims_recorded = adopted;
+    s->durable_writes++;
+    LWLockRelease(&s->lock);
+}
+
 }  // namespace sfpg
 
 extern "C" {
@@ -146,19 +371,33 @@ static void registrar_body() {
     using namespace sfpg;
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
-    // Retry until the claim holds: an unreachable registry at start is
-    // logged with the reason at every attempt, and the node keeps trying.
-    publish(RegistryState::Waiting, -1, -1, "no answer from the registry yet");
-    long wait_ms = kRetryMs;
-    while (!got_sigterm && !try_claim()) {
+    SharedState *s = g_shared;
+    note_failure(s, RegistryState::Waiting, "no answer from the registry yet");
+    // Claim (or confirm the resumed claim) now, then renew every minute.
+    // Failures are logged with the reason at every attempt; retries double
+    // from 1 s, up to 10 s while the node has no pair and up to the renewal
+    // interval once it holds one.
+    bool first_confirmation = true;
+    long retry_ms = kRetryMs;
+    for (;;) {
+        if (got_sigterm)
+            stop_on_sigterm();
+        if (configured_identity(s))
+            stop_for_configured_identity();
+        long wait_ms;
+        if (claim_once(s, &first_confirmation)) {
+            wait_ms = kRenewMs;
+            retry_ms = kRetryMs;
+        } else {
+            int dc, worker;
+            const long cap = held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
+            wait_ms = retry_ms;
+            retry_ms = retry_ms * 2 > cap ? cap : retry_ms * 2;
+        }
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
-        if (wait_ms < 10000)
-            wait_ms *= 2;
     }
-    // Exit code 0: the claim is made (or we are shutting down); do not restart.
-    proc_exit(0);
 }
 
 void snowflake_registrar_main(Datum) { sfpg::firewall_void(registrar_body); }

@@ -1,12 +1,14 @@
 // The durable high-water mark and the background worker that extends it.
 #include <csignal>
 
+#include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "wall_clock.hpp"
 #include "state_file.hpp"
 #include "wal_mark.hpp"
+#include "worker_slots.hpp"
 
 #include "firewall.hpp"
 extern "C" {
@@ -115,6 +117,7 @@ void register_worker(const char *name, const char *function, int restart_s) {
     strlcpy(worker.bgw_name, name, BGW_MAXLEN);
     strlcpy(worker.bgw_type, name, BGW_MAXLEN);
     RegisterBackgroundWorker(&worker);
+    refuse_unless_registered(name);
 }
 
 void register_reserver() { register_worker("snowflake reserver", "snowflake_reserver_main", 1); }
@@ -154,6 +157,7 @@ static void reserver_body() {
             ProcessConfigFile(PGC_SIGHUP);
             publish_configured_identity(s, true);
         }
+        record_new_claim(s);
         reserve_ahead(s);
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kReserverTickMs,
                         PG_WAIT_EXTENSION);

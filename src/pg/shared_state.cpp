@@ -70,8 +70,9 @@ void load_mark(SharedState *s) {
     const bool have_file = read_state_file(&stored);
     check_upgrade_marker(have_file);
     if (have_file) {
+        resume_recorded_claim(s, stored);
         snowflake::ConfigVerdict v = snowflake::check_config_change(
-            stored, g_layout, guc_datacenter_id, guc_worker_id);
+            stored, g_layout, s->node_datacenter_id, s->node_worker_id);
         static char refused[200];
         snowflake::refused_settings_text(v, refused, sizeof refused);
         const bool several = v.refused_count > 1;
@@ -102,8 +103,8 @@ void load_mark(SharedState *s) {
             ereport(LOG, (errmsg("snowflake node identity changed from datacenter %lld worker "
                                  "%lld to datacenter %d worker %d",
                                  static_cast<long long>(stored.datacenter_id),
-                                 static_cast<long long>(stored.worker_id), guc_datacenter_id,
-                                 guc_worker_id)));
+                                 static_cast<long long>(stored.worker_id), s->node_datacenter_id,
+                                 s->node_worker_id)));
         if (v.epoch_moved_earlier)
             ereport(LOG, (errmsg("snowflake.epoch moved earlier, from %lld to %lld",
                                  static_cast<long long>(stored.layout.epoch_ms),
@@ -187,6 +188,7 @@ void publish_configured_identity(SharedState *s, bool take_lock) {
     if (take_lock)
         LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     set_node_identity(s, guc_datacenter_id, guc_worker_id);
+    s->identity_claimed = false;  // a configured identity always wins over a claim
     if (take_lock)
         LWLockRelease(&s->lock);
 }
@@ -234,8 +236,7 @@ snowflake::StateRecord current_record(int64_t mark_unix_ms) {
     if (g_shared) {
         // The identity in use (the registry's claim, a reload not yet seen
         // by this process): what ids are actually issued under.
-        r.datacenter_id = g_shared->node_datacenter_id;
-        r.worker_id = g_shared->node_worker_id;
+        record_identity(&r);
     }
     return r;
 }

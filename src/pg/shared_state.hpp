@@ -57,6 +57,14 @@ struct SharedState {
     // snowflake.registry's progress (guarded by lock).
     alignas(PG_CACHE_LINE_SIZE) RegistryState registry_state;
     char registry_error[256];
+    // The node identity is the registry claim of registry_node_key (set by
+    // the registrar or resumed from the state file; cleared whenever a
+    // configured identity is published, which always wins).
+    bool identity_claimed;
+    char registry_node_key[snowflake::kNodeKeyMaxLen + 1];
+    // Claims adopted / written to the state file by the reserver.
+    uint32_t claims_adopted;
+    uint32_t claims_recorded;
 
     BackendCounters *counters() { return reinterpret_cast<BackendCounters *>(this + 1); }
 };

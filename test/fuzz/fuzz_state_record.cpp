@@ -4,8 +4,9 @@
 //     correct checksum (so the fuzzer gets past the CRC to the fields);
 //   - whatever parses has a valid layout and formats back to a record that
 //     parses to the same values;
-//   - any record with valid widths formats (never past the buffer) and
-//     parses back to itself;
+//   - any record with valid widths (and a valid registry node key, if any)
+//     formats (never past the buffer) and parses back to itself; a key that
+//     cannot be recorded is refused by the formatter;
 //   - check_config_change refuses exactly width changes and later epochs.
 #include <cstring>
 
@@ -19,7 +20,8 @@ namespace {
 
 bool same(const StateRecord &a, const StateRecord &b) {
     return a.mark_unix_ms == b.mark_unix_ms && a.layout == b.layout &&
-           a.datacenter_id == b.datacenter_id && a.worker_id == b.worker_id;
+           a.datacenter_id == b.datacenter_id && a.worker_id == b.worker_id &&
+           strcmp(a.registry_node_key, b.registry_node_key) == 0;
 }
 
 void check_round_trip(const StateRecord &rec) {
@@ -41,6 +43,8 @@ void check_parse(const char *buf, size_t len) {
     const Layout &l = rec.layout;
     FUZZ_CHECK(validate_widths(l.datacenter_bits, l.worker_bits, l.sequence_bits) ==
                LayoutError::None);
+    const size_t key_len = strlen(rec.registry_node_key);
+    FUZZ_CHECK(key_len == 0 || valid_node_key(rec.registry_node_key, key_len));
     check_round_trip(rec);
 }
 
@@ -69,6 +73,22 @@ StateRecord fuzzed_record(fuzz::Input &in) {
     // values (parse refuses others as a bad layout).
     r.datacenter_id = static_cast<int32_t>(in.u32());
     r.worker_id = static_cast<int32_t>(in.u32());
+    // Half of the records are registry claims, with keys of fuzzed bytes:
+    // those that cannot be recorded are refused by the formatter.
+    if (in.byte() & 1) {
+        size_t len;
+        const char *key = in.chunk(kNodeKeyMaxLen + 8, &len);
+        if (len > kNodeKeyMaxLen)
+            len = kNodeKeyMaxLen;
+        memcpy(r.registry_node_key, key, len);
+        r.registry_node_key[len] = '\0';
+        if (!valid_node_key(r.registry_node_key, strlen(r.registry_node_key))) {
+            char buf[kStateRecordMaxLen];
+            FUZZ_CHECK(strlen(r.registry_node_key) == 0 ||
+                       format_state_record(r, buf, sizeof buf) == 0);
+            r.registry_node_key[0] = '\0';
+        }
+    }
     return r;
 }
 

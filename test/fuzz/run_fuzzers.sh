@@ -31,6 +31,7 @@ seed fuzz_epoch neg '-9223372036854775808'
 seed fuzz_epoch iso '2010-11-04T01:42:54.657Z'
 seed fuzz_epoch zone ' 2020-02-29 23:59:59.5 +05:30 '
 seed fuzz_state_record body 'snowflake-state 1\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\ndatacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n'
+seed fuzz_state_record claim 'snowflake-state 2\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\ndatacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 3\nworker_id 7\nregistry_node_key 7312345678901234567:db-1:5432\n'
 seed fuzz_generator ops '\x05\x05\x0c\x00\x01\x02\x00\x10\x00\x03\x00\x04\x00\x01\x04\x06\x00\x0e\x00\x0f\x10\x07\x20'
 seed fuzz_generator borrow '\x05\x05\x0c\x01\x01\x02\x03\x02\x00\x10\x00\x02\x00\x06\x00\x80\x00\x00\x40\x00\x00\x06\x00\x02\x00'
 

@@ -132,7 +132,7 @@ sub put_file
 (my $flipped = $good) =~ s/(mark_unix_ms \d*)(\d)/$1 . (($2 + 1) % 10)/e;
 my @cases = (
 	[ 'a flipped digit', $flipped, qr/is corrupt/, qr/DETAIL:  The file does not match its CRC-32 checksum\./ ],
-	[ 'garbage', "\x00\xffnot a state file\n" x 3, qr/is corrupt/, qr/DETAIL:  The file does not start with "snowflake-state 1"\./ ],
+	[ 'garbage', "\x00\xffnot a state file\n" x 3, qr/is corrupt/, qr/DETAIL:  The file does not start with "snowflake-state 1" or "snowflake-state 2"\./ ],
 	[ 'a truncated file', substr($good, 0, int(length($good) / 2)), qr/is corrupt/, qr/DETAIL:  The file has a missing or malformed line\./ ],
 	[ 'an empty file', '', qr/is corrupt/, qr/does not start with/ ],
 	[ 'an unreadable file (mode 000)', $good, qr/could not open snowflake state file "snowflake.state": Permission denied/, qr/HINT:/ ],

@@ -42,7 +42,15 @@ RecordError parse(const std::string &s, StateRecord *out) {
 
 bool same(const StateRecord &a, const StateRecord &b) {
     return a.mark_unix_ms == b.mark_unix_ms && a.layout == b.layout &&
-           a.datacenter_id == b.datacenter_id && a.worker_id == b.worker_id;
+           a.datacenter_id == b.datacenter_id && a.worker_id == b.worker_id &&
+           std::strcmp(a.registry_node_key, b.registry_node_key) == 0;
+}
+
+// The sample as a registry claim of node key `key`.
+StateRecord claimed_sample(const char *key = "7312345678901234567:db-1.example.com:5432") {
+    StateRecord r = sample();
+    snprintf(r.registry_node_key, sizeof r.registry_node_key, "%s", key);
+    return r;
 }
 
 // Builds a file with the given body lines and a correct checksum.
@@ -167,7 +175,9 @@ TEST(StateRecord, HeaderCorruptionIsBadHeader) {
     bad[0] = 'S';
     EXPECT_EQ(parse(bad, &out), RecordError::BadHeader);
     bad = text;
-    bad[16] = '2';  // "snowflake-state 2": an unknown version
+    bad[16] = '3';  // "snowflake-state 3": an unknown version
+    EXPECT_EQ(parse(bad, &out), RecordError::BadHeader);
+    bad[16] = '0';
     EXPECT_EQ(parse(bad, &out), RecordError::BadHeader);
     EXPECT_EQ(parse("", &out), RecordError::BadHeader);
     EXPECT_EQ(parse("snowflake-state 1", &out), RecordError::BadHeader);
@@ -273,6 +283,102 @@ TEST(StateRecord, InvalidRecordedLayoutIsBadLayout) {
         "snowflake-state 1\nmark_unix_ms 1\nepoch_ms 2\ndatacenter_bits 4294967301\n"
         "worker_bits 5\nsequence_bits 12\ndatacenter_id 1\nworker_id 1\n";
     EXPECT_EQ(parse(with_crc(body), &out), RecordError::BadLayout);
+}
+
+// ---- version 2: a registry claim ----------------------------------------------------
+
+TEST(StateRecordClaim, AVersion1FileAlreadyWrittenIsAConfiguredIdentity) {
+    // Byte for byte what earlier releases wrote: still read, and never a claim.
+    const std::string v1 = with_crc(
+        "snowflake-state 1\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\n"
+        "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n");
+    StateRecord out = claimed_sample();  // parse must clear a key left in *out
+    ASSERT_EQ(parse(v1, &out), RecordError::None);
+    EXPECT_TRUE(same(out, sample()));
+    EXPECT_STREQ(out.registry_node_key, "");
+    // A configured identity is still written as version 1, exactly as before.
+    EXPECT_EQ(format(sample()), v1);
+}
+
+TEST(StateRecordClaim, FormatIsTheDocumentedText) {
+    const std::string body =
+        "snowflake-state 2\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\n"
+        "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n"
+        "registry_node_key 7312345678901234567:db-1.example.com:5432\n";
+    EXPECT_EQ(format(claimed_sample()), with_crc(body));
+}
+
+TEST(StateRecordClaim, RoundTripsKeepTheKey) {
+    std::string longest(snowflake::kNodeKeyMaxLen, 'k');
+    for (const char *key : {"1:h:5432", "k", longest.c_str(), "18446744073709551615:a-b_c.d:65535",
+                            "!~:weird#host:1"}) {
+        const StateRecord r = claimed_sample(key);
+        const std::string text = format(r);
+        ASSERT_LT(text.size(), snowflake::kStateRecordMaxLen);
+        StateRecord back;
+        ASSERT_EQ(parse(text, &back), RecordError::None) << text;
+        EXPECT_TRUE(same(back, r)) << text;
+    }
+}
+
+TEST(StateRecordClaim, FormatRefusesAKeyThatCannotBeRecorded) {
+    char buf[snowflake::kStateRecordMaxLen];
+    for (const char *key : {"has space", "tab\there", "new\nline", "del\x7f", "h\xc3\xa9"}) {
+        const StateRecord r = claimed_sample(key);
+        EXPECT_EQ(snowflake::format_state_record(r, buf, sizeof buf), 0u) << key;
+    }
+    EXPECT_FALSE(snowflake::valid_node_key("", 0));
+    std::string too_long(snowflake::kNodeKeyMaxLen + 1, 'k');
+    EXPECT_FALSE(snowflake::valid_node_key(too_long.data(), too_long.size()));
+    EXPECT_TRUE(snowflake::valid_node_key(too_long.data(), too_long.size() - 1));
+}
+
+TEST(StateRecordClaim, MissingOrBadKeyLineIsBadLine) {
+    const std::string fields =
+        "mark_unix_ms 1\nepoch_ms 2\ndatacenter_bits 5\nworker_bits 5\nsequence_bits 12\n"
+        "datacenter_id 1\nworker_id 1\n";
+    StateRecord out;
+    ASSERT_EQ(parse(with_crc("snowflake-state 2\n" + fields + "registry_node_key a:b:1\n"), &out),
+              RecordError::None);
+    EXPECT_STREQ(out.registry_node_key, "a:b:1");
+    // Version 2 without its key line, version 1 with one.
+    EXPECT_EQ(parse(with_crc("snowflake-state 2\n" + fields), &out), RecordError::BadLine);
+    EXPECT_EQ(parse(with_crc("snowflake-state 1\n" + fields + "registry_node_key a:b:1\n"), &out),
+              RecordError::BadLine);
+    std::string too_long(snowflake::kNodeKeyMaxLen + 1, 'k');
+    for (const std::string &line :
+         {std::string("registry_node_key \n"), std::string("registry_node_key  a\n"),
+          std::string("registry_node_key a b\n"), std::string("registry_node_key a\r\n"),
+          std::string("registry_node_keya\n"), std::string("node_key a\n"),
+          "registry_node_key " + too_long + "\n"})
+        EXPECT_EQ(parse(with_crc("snowflake-state 2\n" + fields + line), &out), RecordError::BadLine)
+            << line;
+    // The key line comes after the numbers, not before.
+    EXPECT_EQ(parse(with_crc("snowflake-state 2\nregistry_node_key a:b:1\n" + fields), &out),
+              RecordError::BadLine);
+}
+
+TEST(StateRecordClaim, EverySingleByteCorruptionIsDetected) {
+    const std::string text = format(claimed_sample());
+    for (size_t i = 0; i < text.size(); i++) {
+        for (int b = 0; b < 256; b++) {
+            if (static_cast<unsigned char>(text[i]) == b)
+                continue;
+            std::string bad = text;
+            bad[i] = static_cast<char>(b);
+            StateRecord out;
+            ASSERT_NE(parse(bad, &out), RecordError::None)
+                << "byte " << i << " ('" << text[i] << "') set to " << b << " went unnoticed";
+        }
+    }
+}
+
+TEST(StateRecordClaim, EveryTruncationIsRefused) {
+    const std::string text = format(claimed_sample());
+    for (size_t n = 0; n < text.size(); n++) {
+        StateRecord out;
+        ASSERT_NE(parse(text.substr(0, n), &out), RecordError::None) << "truncated to " << n;
+    }
 }
 
 TEST(StateRecord, ErrorTextsExist) {
