@@ -21,6 +21,38 @@ namespace sfpg {
 
 SharedState *g_shared = nullptr;
 
+void refuse_config_change(int elevel, const snowflake::StateRecord &recorded,
+                          const snowflake::ConfigVerdict &v, bool from_wal) {
+    static char refused[200];
+    snowflake::refused_settings_text(v, refused, sizeof refused);
+    const bool several = v.refused_count > 1;
+    const snowflake::Layout &r = recorded.layout;
+    ereport(elevel,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg(several ? "%s differ from the values the ids %s were issued under"
+                            : "%s differs from the value the ids %s were issued under",
+                    refused, from_wal ? "in the WAL" : "of this node"),
+             errdetail("%s records epoch %lld and layout %d/%d/%d (datacenter/worker/sequence "
+                       "bits); %s has epoch %lld and layout %d/%d/%d. %s",
+                       from_wal ? "A snowflake mark in the WAL" : "snowflake.state",
+                       static_cast<long long>(r.epoch_ms), r.datacenter_bits, r.worker_bits,
+                       r.sequence_bits, from_wal ? "this server" : "the configuration",
+                       static_cast<long long>(g_layout.epoch_ms), g_layout.datacenter_bits,
+                       g_layout.worker_bits, g_layout.sequence_bits,
+                       from_wal ? "After promotion its ids could collide with ids the primary "
+                                  "issued."
+                                : "New ids could collide with ids already issued."),
+             from_wal ? errhint("Give this server the same %s as the server that wrote the WAL.",
+                                refused)
+                      : errhint(several ? "Restore the previous values of %s, or follow "
+                                          "\"Changing the epoch or layout\" in the snowflake "
+                                          "README."
+                                        : "Restore the previous value of %s, or follow "
+                                          "\"Changing the epoch or layout\" in the snowflake "
+                                          "README.",
+                                refused)));
+}
+
 namespace {
 
 #if PG_VERSION_NUM >= 150000
@@ -73,32 +105,8 @@ void load_mark(SharedState *s) {
         resume_recorded_claim(s, stored);
         snowflake::ConfigVerdict v = snowflake::check_config_change(
             stored, g_layout, s->node_datacenter_id, s->node_worker_id);
-        static char refused[200];
-        snowflake::refused_settings_text(v, refused, sizeof refused);
-        const bool several = v.refused_count > 1;
         if (v.refused_setting)
-            ereport(ERROR,
-                    (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                     errmsg(several ? "%s differ from the values the ids of this node were issued "
-                                      "under"
-                                    : "%s differs from the value the ids of this node were issued "
-                                      "under",
-                            refused),
-                     errdetail("snowflake.state records epoch %lld and layout %d/%d/%d "
-                               "(datacenter/worker/sequence bits); the configuration has epoch "
-                               "%lld and layout %d/%d/%d. New ids could collide with ids "
-                               "already issued.",
-                               static_cast<long long>(stored.layout.epoch_ms),
-                               stored.layout.datacenter_bits, stored.layout.worker_bits,
-                               stored.layout.sequence_bits,
-                               static_cast<long long>(g_layout.epoch_ms),
-                               g_layout.datacenter_bits, g_layout.worker_bits,
-                               g_layout.sequence_bits),
-                     errhint(several ? "Restore the previous values of %s, or follow \"Changing "
-                                       "the epoch or layout\" in the snowflake README."
-                                     : "Restore the previous value of %s, or follow \"Changing "
-                                       "the epoch or layout\" in the snowflake README.",
-                             refused)));
+            refuse_config_change(ERROR, stored, v, false);
         if (v.node_changed)
             ereport(LOG, (errmsg("snowflake node identity changed from datacenter %lld worker "
                                  "%lld to datacenter %d worker %d",

@@ -79,6 +79,13 @@ void install_shmem_hooks();
 // provides it).  Takes the lock unless `locked` is false (postmaster at start).
 void publish_configured_identity(SharedState *s, bool take_lock);
 
+// Reports at `elevel` (ERROR at start, FATAL in redo) that the configured
+// epoch or widths (v, from check_config_change) would make new ids collide
+// with ids issued under `recorded`: from the state file, or from_wal a mark
+// replayed from the WAL.
+void refuse_config_change(int elevel, const snowflake::StateRecord &recorded,
+                          const snowflake::ConfigVerdict &v, bool from_wal);
+
 // Sets the identity ids are issued under; the caller holds the lock.
 // worker_id -1: none.
 void set_node_identity(SharedState *s, int datacenter_id, int worker_id);

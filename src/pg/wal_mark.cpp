@@ -65,21 +65,7 @@ void mark_redo(XLogReaderState *record) {
     const snowflake::ConfigVerdict v =
         snowflake::check_config_change(rec, g_layout, guc_datacenter_id, guc_worker_id);
     if (v.refused_setting)
-        ereport(FATAL,
-                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                 errmsg("%s differs from the value the ids in the WAL were issued under",
-                        v.refused_setting),
-                 errdetail("A snowflake mark in the WAL records epoch %lld and layout %d/%d/%d "
-                           "(datacenter/worker/sequence bits); this server has epoch %lld and "
-                           "layout %d/%d/%d. After promotion its ids could collide with ids the "
-                           "primary issued.",
-                           static_cast<long long>(rec.layout.epoch_ms),
-                           rec.layout.datacenter_bits, rec.layout.worker_bits,
-                           rec.layout.sequence_bits, static_cast<long long>(g_layout.epoch_ms),
-                           g_layout.datacenter_bits, g_layout.worker_bits,
-                           g_layout.sequence_bits),
-                 errhint("Give this server the same %s as the server that wrote the WAL.",
-                         v.refused_setting)));
+        refuse_config_change(FATAL, rec, v, true);
     SharedState *s = g_shared;
     if (s == nullptr)
         return;

@@ -118,33 +118,12 @@ $node->stop;
 # --reconnect through a second crash, each must be > every phase-1 id.
 # Phase 3: 4 more sessions above every id of phases 1 and 2.  Across all
 # phases every id is distinct.
-my $cli = sf_concurrency();
+sf_concurrency();  # built before the timed parts
 my $busy = new_node('busy');
 $busy->start;
 $busy->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 my $dir = $busy->basedir;
 my $conn = $busy->connstr('postgres');
-
-# Runs sf_concurrency in the background; returns the IPC::Run harness.
-sub start_client
-{
-	my ($out, $ids, $batch, @extra) = @_;
-	my ($o, $e) = ('', '');
-	my $h = IPC::Run::start(
-		[ $cli, '--conn', $conn, '--per-conn', '4', '--ids', $ids,
-		  '--batch', $batch, '--out', $out, @extra ],
-		'>', \$o, '2>', \$e);
-	return { h => $h, out => \$o, err => \$e };
-}
-
-sub finish_client
-{
-	my ($c) = @_;
-	$c->{h}->finish;
-	my $rc = $c->{h}->result(0);
-	note "sf_concurrency exit $rc\nstdout: ${$c->{out}}\nstderr: ${$c->{err}}";
-	return $rc;
-}
 
 # Waits until the server has issued at least $n ids since start.
 sub wait_issued
@@ -175,7 +154,7 @@ sub read_ids
 }
 
 # Small batches: many round trips, a run that lasts, and few ids to check.
-my $c1 = start_client("$dir/before.txt", 100_000_000, 20);
+my $c1 = start_client($conn, "$dir/before.txt", 4, 100_000_000, 20);
 wait_issued($busy, 50_000);
 crash($busy);
 my $rc1 = finish_client($c1);
@@ -190,7 +169,7 @@ $busy->start;
 # The sessions run until the crash (far more ids than they can fetch before
 # it) and stop once each has 20,000 ids from the restarted server: the crash
 # always lands inside the run, however fast the machine.
-my $c2 = start_client("$dir/during.txt", 100_000_000, 20, '--reconnect',
+my $c2 = start_client($conn, "$dir/during.txt", 4, 100_000_000, 20, '--reconnect',
 	'--after-reconnect', 20_000, '--min-id', $before_max);
 wait_issued($busy, 50_000);
 crash($busy);
@@ -211,7 +190,7 @@ cmp_ok(min(@post), '>', max(@pre),
 	'phase 2: every id received after the crash is above every id received before it, across sessions ('
 	  . scalar(@pre) . ' before, ' . scalar(@post) . ' after)');
 
-my $c3 = start_client("$dir/after.txt", 20_000, 1000, '--min-id', max(@during));
+my $c3 = start_client($conn, "$dir/after.txt", 4, 20_000, 1000, '--min-id', max(@during));
 is(finish_client($c3), 0, 'phase 3: every id above every id before the second crash');
 my @after = map { @$_ } values %{ read_ids("$dir/after.txt")->{ids} };
 

@@ -14,33 +14,12 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use SnowflakeTest;
 
-my $cli = sf_concurrency();
 my $dir = PostgreSQL::Test::Utils::tempdir();
 
 sub conn_of
 {
 	my ($node) = @_;
 	return 'host=' . $node->host . ' port=' . $node->port . ' dbname=postgres';
-}
-
-sub start_client
-{
-	my ($node, $out, $sessions, $ids, $batch, @extra) = @_;
-	my ($o, $e) = ('', '');
-	my $h = IPC::Run::start(
-		[ $cli, '--conn', conn_of($node), '--per-conn', $sessions, '--ids', $ids,
-		  '--batch', $batch, '--out', $out, @extra ],
-		'>', \$o, '2>', \$e);
-	return { h => $h, out => \$o, err => \$e };
-}
-
-sub finish_client
-{
-	my ($c) = @_;
-	$c->{h}->finish;
-	my $rc = $c->{h}->result(0);
-	note "sf_concurrency exit $rc\nstdout: ${$c->{out}}\nstderr: ${$c->{err}}";
-	return $rc;
 }
 
 sub ids_of
@@ -60,7 +39,7 @@ unlike(slurp_file($node->logfile), qr/takes ids with compare-and-swap/,
 	'the default layout takes ids with fetch-and-add');
 
 # ---- Counters: every id of every session counted, the last id the largest.
-my $c = start_client($node, "$dir/counted.txt", 8, 25_000, 50);
+my $c = start_client(conn_of($node), "$dir/counted.txt", 8, 25_000, 50);
 is(finish_client($c), 0, '8 sessions x 25,000 ids: distinct, each session increasing');
 my @ids = ids_of("$dir/counted.txt");
 is(status($node, 'ids_issued'), scalar(@ids), 'ids_issued counts every id of every session');
@@ -68,7 +47,7 @@ is(status($node, 'last_id'), max(@ids), 'last_id is the largest id issued');
 
 # ---- A fast stop while 8 sessions take ids: the mark is lowered to the last
 # id's millisecond, not left up to a second ahead, and covers every id.
-$c = start_client($node, "$dir/stopped.txt", 8, 100_000_000, 20);
+$c = start_client(conn_of($node), "$dir/stopped.txt", 8, 100_000_000, 20);
 $node->poll_query_until('postgres', 'SELECT ids_issued > 400000 FROM snowflake_status')
   or die 'no load';
 my $reserved_before_stop = read_state($node)->{mark_unix_ms};
@@ -88,7 +67,7 @@ cmp_ok($after, '>', max(@before_stop), 'after the restart the next id is above e
 # ---- The reserver terminated while ids are issued: the postmaster restarts
 # it, ids keep coming, and the marks it writes keep covering them.
 my $writes0 = status($node, 'durable_writes');
-$c = start_client($node, "$dir/reserver.txt", 4, 1_500_000, 500, '--min-id', $after);
+$c = start_client(conn_of($node), "$dir/reserver.txt", 4, 1_500_000, 500, '--min-id', $after);
 $node->poll_query_until('postgres', 'SELECT ids_issued > 200000 FROM snowflake_status')
   or die 'no load';
 my $reserver = worker_pid($node, 'snowflake reserver');
@@ -118,7 +97,7 @@ $narrow->start;
 $narrow->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 like(slurp_file($narrow->logfile), qr/takes ids with compare-and-swap: up to \d+ processes can run out a millisecond's 32 sequence numbers/,
 	'sequence_bits = 5 with 40 connections: compare-and-swap, said in the log');
-$c = start_client($narrow, "$dir/narrow.txt", 8, 20_000, 100);
+$c = start_client(conn_of($narrow), "$dir/narrow.txt", 8, 20_000, 100);
 is(finish_client($c), 0, 'compare-and-swap: 8 sessions x 20,000 ids, distinct and increasing');
 is(status($narrow, 'ids_issued'), 160_000, 'and counted');
 cmp_ok(status($narrow, 'sequence_exhaustions'), '>', 0, '32 ids per ms run out: the waits are counted');

@@ -48,14 +48,7 @@ sub bound_is
 	return "SELECT setting = '$ms' FROM pg_settings WHERE name = 'snowflake.max_clock_backward_ms'";
 }
 
-my $primary = PostgreSQL::Test::Cluster->new('fo_primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', <<'EOC');
-shared_preload_libraries = 'snowflake'
-snowflake.datacenter_id = 1
-snowflake.worker_id = 5
-include_if_exists 'snowflake_case.conf'
-EOC
+my $primary = new_primary('fo_primary', 'snowflake.datacenter_id = 1', 'snowflake.worker_id = 5');
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 

@@ -21,16 +21,9 @@ use Test::More;
 use SnowflakeTest;
 
 my $dir = PostgreSQL::Test::Utils::tempdir();
-my $cli = sf_concurrency();  # built now, not in the timed part
+sf_concurrency();  # built now, not in the timed part
 
-my $primary = PostgreSQL::Test::Cluster->new('sync_primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', <<'EOC');
-shared_preload_libraries = 'snowflake'
-snowflake.datacenter_id = 1
-snowflake.worker_id = 5
-include_if_exists 'snowflake_case.conf'
-EOC
+my $primary = new_primary('sync_primary', 'snowflake.datacenter_id = 1', 'snowflake.worker_id = 5');
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $primary->backup('base');
@@ -57,11 +50,7 @@ my $receiver = $standby->safe_psql('postgres', 'SELECT pid FROM pg_stat_wal_rece
 ok($receiver =~ /^\d+$/ && $receiver > 0, "the standby's WAL receiver runs ($receiver)");
 kill 'STOP', $receiver;
 
-my ($o, $e) = ('', '');
-my $client = IPC::Run::start(
-	[ $cli, '--conn', $primary->connstr('postgres'), '--per-conn', 4,
-	  '--ids', 100_000_000, '--batch', 20, '--out', "$dir/ids.txt" ],
-	'>', \$o, '2>', \$e);
+my $client = start_client($primary->connstr('postgres'), "$dir/ids.txt", 4, 100_000_000, 20);
 # Ids stop once the last mark the standby confirmed (at most ~1 s ahead)
 # is used up: the reserver waits for the standby to confirm the next one.
 usleep(2_000_000);
@@ -72,7 +61,7 @@ note "ids issued since start: $issued_at_2s after 2 s, $issued_at_3s after 3 s";
 is($issued_at_3s, $issued_at_2s, 'then they stopped: no mark the standby has not confirmed is used');
 
 crash($primary);
-$client->finish;
+finish_client($client);
 my @ids;
 open my $fh, '<', "$dir/ids.txt" or die "$dir/ids.txt: $!";
 while (<$fh>) { my (undef, $id) = split; push @ids, $id; }

@@ -15,13 +15,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use SnowflakeTest;
 
-my $primary = PostgreSQL::Test::Cluster->new('layout_primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', <<'EOC');
-shared_preload_libraries = 'snowflake'
-snowflake.worker_id = 5
-include_if_exists 'snowflake_case.conf'
-EOC
+my $primary = new_primary('layout_primary', 'snowflake.worker_id = 5');
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $primary->backup('base');

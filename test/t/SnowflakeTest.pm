@@ -14,11 +14,13 @@ use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 
 our @EXPORT = qw(
   new_node set_case set_clock start_node crash reload_case
   decode_id unix_ms_of now_unix_ms server_unix_ms
   read_state state_path timed_psql status tree_root sf_concurrency worker_pid
+  start_client finish_client new_primary
 );
 
 # Defaults of the layout (SPEC §2): the tests decode ids themselves.
@@ -59,6 +61,19 @@ include_if_exists 'snowflake_case.conf'
 EOC
 	set_case($node);
 	set_clock($node, '+0');
+	return $node;
+}
+
+# A node that can stream to standbys, with the extension preloaded, the given
+# postgresql.conf lines (a node identity, say) and the per-case file.
+sub new_primary
+{
+	my ($name, @lines) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => 1);
+	$node->append_conf('postgresql.conf', join('', map { "$_\n" } (
+		"shared_preload_libraries = 'snowflake'", @lines,
+		"include_if_exists 'snowflake_case.conf'")));
 	return $node;
 }
 
@@ -287,6 +302,31 @@ sub sf_concurrency
 	system('make', '-s', '-C', tree_root() . '/test/client') unless -x $bin;
 	die "$bin is missing (make -C test/client)" unless -x $bin;
 	return $bin;
+}
+
+# Runs sf_concurrency in the background against $conninfo: $sessions
+# sessions, $ids ids each, $batch per round trip, every id written to $out;
+# @extra are more options.  Returns what finish_client takes.
+sub start_client
+{
+	my ($conninfo, $out, $sessions, $ids, $batch, @extra) = @_;
+	my ($o, $e) = ('', '');
+	my $h = IPC::Run::start(
+		[ sf_concurrency(), '--conn', $conninfo, '--per-conn', $sessions, '--ids', $ids,
+		  '--batch', $batch, '--out', $out, @extra ],
+		'>', \$o, '2>', \$e);
+	return { h => $h, out => \$o, err => \$e };
+}
+
+# Waits for a start_client run; returns its exit status (0 all checks passed,
+# 1 a check failed, 2 an error such as a lost connection).
+sub finish_client
+{
+	my ($c) = @_;
+	$c->{h}->finish;
+	my $rc = $c->{h}->result(0);
+	note "sf_concurrency exit $rc\nstdout: ${$c->{out}}\nstderr: ${$c->{err}}";
+	return $rc;
 }
 
 1;

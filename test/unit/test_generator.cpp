@@ -10,7 +10,9 @@
 #include "fake_clock.hpp"
 #include "generator.hpp"
 #include "layout.hpp"
+#include "layouts.hpp"
 
+using snowflake_test::make_layout;
 using snowflake::ClockPolicy;
 using snowflake::GeneratorState;
 using snowflake::IdParts;
@@ -25,14 +27,6 @@ using snowflake_test::NodeConfig;
 namespace {
 
 constexpr int64_t kT = 5000000;  // an arbitrary "now" (timestamp field)
-
-Layout make_layout(int dc, int worker, int seq) {
-    Layout l;
-    l.datacenter_bits = dc;
-    l.worker_bits = worker;
-    l.sequence_bits = seq;
-    return l;
-}
 
 IdParts parts(const Layout &l, int64_t id) {
     IdParts p{};

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "sim_node.hpp"
+#include "layouts.hpp"
 
+using snowflake_test::make_layout;
 using snowflake::ClockPolicy;
 using snowflake::IdParts;
 using snowflake::Layout;
@@ -28,14 +30,6 @@ using snowflake::Outcome;
 using snowflake_test::SimNode;
 
 namespace {
-
-Layout make_layout(int dc, int worker, int seq) {
-    Layout l;
-    l.datacenter_bits = dc;
-    l.worker_bits = worker;
-    l.sequence_bits = seq;
-    return l;
-}
 
 struct Scenario {
     Layout layout;

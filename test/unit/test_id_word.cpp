@@ -6,18 +6,12 @@
 
 #include "id_word.hpp"
 #include "layout.hpp"
+#include "layouts.hpp"
 
+using snowflake_test::make_layout;
 using snowflake::Layout;
 
 namespace {
-
-Layout make_layout(int dc, int worker, int seq) {
-    Layout l;
-    l.datacenter_bits = dc;
-    l.worker_bits = worker;
-    l.sequence_bits = seq;
-    return l;
-}
 
 const Layout kLayouts[] = {make_layout(5, 5, 12), make_layout(3, 3, 16), make_layout(0, 0, 1),
                            make_layout(0, 0, 28), make_layout(13, 14, 1),

@@ -7,21 +7,14 @@
 #include <vector>
 
 #include "layout.hpp"
+#include "layouts.hpp"
 
+using snowflake_test::make_layout;
 using snowflake::IdParts;
 using snowflake::Layout;
 using snowflake::LayoutError;
 
 namespace {
-
-Layout make_layout(int dc, int worker, int seq, int64_t epoch = snowflake::kTwitterEpochMs) {
-    Layout l;
-    l.epoch_ms = epoch;
-    l.datacenter_bits = dc;
-    l.worker_bits = worker;
-    l.sequence_bits = seq;
-    return l;
-}
 
 struct Widths {
     int dc, worker, seq;

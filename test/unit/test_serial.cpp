@@ -10,19 +10,12 @@
 
 #include "calendar.hpp"
 #include "serial.hpp"
+#include "layouts.hpp"
 
+using snowflake_test::make_layout;
 using namespace snowflake;
 
 namespace {
-
-Layout make_layout(int dc, int worker, int seq, int64_t epoch = kTwitterEpochMs) {
-    Layout l;
-    l.epoch_ms = epoch;
-    l.datacenter_bits = dc;
-    l.worker_bits = worker;
-    l.sequence_bits = seq;
-    return l;
-}
 
 const Layout kLayouts[] = {make_layout(5, 5, 12), make_layout(3, 3, 16), make_layout(0, 10, 12),
                            make_layout(10, 0, 8), make_layout(5, 5, 12, -1000000000000)};
