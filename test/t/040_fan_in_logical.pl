@@ -14,6 +14,7 @@ use IPC::Run;
 use Time::HiRes qw(time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use SnowflakeTest;
 use Test::More;
 
 my $ROWS = 50_000;
@@ -24,21 +25,7 @@ my %node;
 foreach my $s (@spec)
 {
 	my ($name, $dc, $worker) = @$s;
-	my $n = PostgreSQL::Test::Cluster->new("fan_$name");
-	$n->init(allows_streaming => 'logical');
-	$n->append_conf('postgresql.conf', <<"EOC");
-shared_preload_libraries = 'snowflake'
-snowflake.datacenter_id = $dc
-snowflake.worker_id = $worker
-EOC
-	$n->start;
-	$n->safe_psql('postgres', <<'EOS');
-CREATE EXTENSION snowflake;
-CREATE TABLE ev(id bigint PRIMARY KEY DEFAULT snowflake_nextval(), node text NOT NULL,
-                made_at timestamptz NOT NULL DEFAULT clock_timestamp(), payload int);
-CREATE PUBLICATION pub_ev FOR TABLE ev;
-EOS
-	$node{$name} = $n;
+	$node{$name} = new_publisher("fan_$name", $dc, $worker);
 }
 
 # The aggregator only stores and decodes: the extension is installed but not

@@ -13,6 +13,12 @@ use Time::HiRes qw(time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SnowflakeTest;
+
+plan skip_all => 'origin = none (subscriptions that skip replicated rows) needs PostgreSQL 16'
+  if PostgreSQL::Test::Cluster->new('aa_version')->pg_version < 16;
 
 my $ROWS = 50_000;
 my $BATCH = 1_000;
@@ -22,25 +28,7 @@ my %node;
 foreach my $s (@spec)
 {
 	my ($name, $dc, $worker) = @$s;
-	my $n = PostgreSQL::Test::Cluster->new("aa_$name");
-	if ($n->pg_version < 16)
-	{
-		plan skip_all => 'origin = none (subscriptions that skip replicated rows) needs PostgreSQL 16';
-	}
-	$n->init(allows_streaming => 'logical');
-	$n->append_conf('postgresql.conf', <<"EOC");
-shared_preload_libraries = 'snowflake'
-snowflake.datacenter_id = $dc
-snowflake.worker_id = $worker
-EOC
-	$n->start;
-	$n->safe_psql('postgres', <<'EOS');
-CREATE EXTENSION snowflake;
-CREATE TABLE ev(id bigint PRIMARY KEY DEFAULT snowflake_nextval(), node text NOT NULL,
-                made_at timestamptz NOT NULL DEFAULT clock_timestamp(), payload int);
-CREATE PUBLICATION pub_ev FOR TABLE ev;
-EOS
-	$node{$name} = $n;
+	$node{$name} = new_publisher("aa_$name", $dc, $worker);
 }
 
 # Each node subscribes to the other.  origin = none: only rows the other node

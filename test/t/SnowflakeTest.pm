@@ -20,7 +20,7 @@ our @EXPORT = qw(
   new_node set_case set_clock start_node crash reload_case
   decode_id unix_ms_of now_unix_ms server_unix_ms
   read_state state_path timed_psql status tree_root sf_concurrency worker_pid
-  start_client finish_client new_primary
+  start_client finish_client new_primary new_publisher
 );
 
 # Defaults of the layout (SPEC §2): the tests decode ids themselves.
@@ -75,6 +75,29 @@ sub new_primary
 		"shared_preload_libraries = 'snowflake'", @lines,
 		"include_if_exists 'snowflake_case.conf'")));
 	return $node;
+}
+
+# A started node for logical replication with the given identity, publishing
+# table ev (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), node,
+# made_at, payload) as pub_ev.
+sub new_publisher
+{
+	my ($name, $dc, $worker) = @_;
+	my $n = PostgreSQL::Test::Cluster->new($name);
+	$n->init(allows_streaming => 'logical');
+	$n->append_conf('postgresql.conf', <<"EOC");
+shared_preload_libraries = 'snowflake'
+snowflake.datacenter_id = $dc
+snowflake.worker_id = $worker
+EOC
+	$n->start;
+	$n->safe_psql('postgres', <<'EOS');
+CREATE EXTENSION snowflake;
+CREATE TABLE ev(id bigint PRIMARY KEY DEFAULT snowflake_nextval(), node text NOT NULL,
+                made_at timestamptz NOT NULL DEFAULT clock_timestamp(), payload int);
+CREATE PUBLICATION pub_ev FOR TABLE ev;
+EOS
+	return $n;
 }
 
 # Rewrites snowflake_case.conf with the given lines (replacing earlier ones).
