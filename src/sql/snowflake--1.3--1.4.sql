@@ -119,7 +119,8 @@ CREATE OPERATOR @extschema@.<@ (
     LEFTARG = bigint,
     RIGHTARG = tstzrange,
     FUNCTION = @extschema@.snowflake_made_within,
-    RESTRICT = @extschema@.snowflake_made_within_sel
+    RESTRICT = @extschema@.snowflake_made_within_sel,
+    JOIN = pg_catalog.contjoinsel   -- as core's element <@ range
 );
 COMMENT ON OPERATOR @extschema@.<@ (bigint, tstzrange) IS 'id was made within the time range';
 

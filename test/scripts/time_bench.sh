@@ -89,4 +89,7 @@ RESTART="runuser -u postgres -- $(sf_bindir)/pg_ctl -D $DIR/data -l $DIR/server.
     --conn "host=$DIR port=$PORT user=postgres dbname=postgres" \
     --restart "cd / && $RESTART" \
     --note "Command: ${CMD% }; build: $BUILD." \
+    --note "Load average (1, 5, 15 min) when the runs began: $(cut -d' ' -f1-3 /proc/loadavg)." \
     --note "Machine: $(nproc) CPUs ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); server: shared_buffers 512MB, jit off, no parallel workers; client on the same machine."
+echo
+echo "Load average (1, 5, 15 min) when the runs ended: $(cut -d' ' -f1-3 /proc/loadavg)."
