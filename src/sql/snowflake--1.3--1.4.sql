@@ -331,8 +331,8 @@ BEGIN
                 v_skip := true;
             ELSIF (e_lo_min[j] OR hi IS NULL OR e_lo[j] < hi)
                   AND (e_hi_max[j] OR e_hi[j] > lo) THEN
-                RAISE EXCEPTION 'snowflake_create_partitions: partition % from % to % would overlap partition %',
-                                quote_ident(v_name), t_lo, t_hi, quote_ident(e_name[j])
+                RAISE EXCEPTION 'snowflake_create_partitions: a partition from % to % would overlap partition %',
+                                t_lo, t_hi, quote_ident(e_name[j])
                     USING ERRCODE = '42P17',
                           DETAIL = format('%s holds ids from %s to %s (%s to %s).', quote_ident(e_name[j]),
                                           CASE WHEN e_lo_min[j] THEN 'MINVALUE' ELSE e_lo[j]::text END,
