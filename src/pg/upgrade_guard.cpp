@@ -16,7 +16,7 @@ constexpr const char kMarkerText[] =
     "pg_upgrade loaded the snowflake extension into this data directory, which has no\n"
     "snowflake.state.  Copy snowflake.state from the old cluster's data directory into\n"
     "this one before starting the server: see \"Upgrading PostgreSQL\" in the snowflake\n"
-    "README.  The server refuses to start while this file is here and snowflake.state\n"
+    "documentation (docs/operations.md).  The server refuses to start while this file is here and snowflake.state\n"
     "is not.\n";
 
 bool file_exists(const char *path) {
@@ -87,7 +87,7 @@ void check_upgrade_marker(bool have_state_file) {
                            kStateFile),
                  errhint("Copy \"%s\" from the old cluster's data directory into this one and "
                          "start the server again (see \"Upgrading PostgreSQL\" in the snowflake "
-                         "README).",
+                         "documentation, docs/operations.md).",
                          kStateFile)));
     // The mark came along: the marker has done its job.
     durable_unlink(kUpgradeMarkerFile, ERROR);
