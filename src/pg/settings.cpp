@@ -230,15 +230,53 @@ char *raw_setting(const char *name) {
     pg_unreachable();
 }
 
+// The range of a setting in milliseconds, also in the unit the value was
+// written in (days when none or ms), and a word about a unit PostgreSQL does
+// not know ("10 minutes"): a limit in ms alone does not say what to write.
+void ms_range_detail(const char *text, int64_t min, int64_t max) {
+    static const struct {
+        const char *name;
+        double per_ms;
+    } units[] = {{"us", 1000.0}, {"ms", 1.0}, {"s", 1e-3}, {"min", 1.0 / 60000},
+                 {"h", 1.0 / 3600000}, {"d", 1.0 / 86400000}};
+    size_t end = strlen(text);
+    while (end > 0 && text[end - 1] == ' ')
+        end--;
+    size_t start = end;
+    while (start > 0 && ((text[start - 1] >= 'a' && text[start - 1] <= 'z') ||
+                         (text[start - 1] >= 'A' && text[start - 1] <= 'Z')))
+        start--;
+    const size_t len = end - start;
+    int unit = -1;
+    for (int i = 0; i < 6; i++)
+        if (len == strlen(units[i].name) && strncmp(text + start, units[i].name, len) == 0)
+            unit = i;
+    const int shown = unit < 0 || unit == 1 ? 5 : unit;  // days, else the unit written
+    // Cut down to two decimals, so the figure never exceeds the limit.
+    const double in_unit = static_cast<long long>(max * units[shown].per_ms * 100) / 100.0;
+    size_t n = 0;
+    if (len > 0 && unit < 0)
+        n = snprintf(validation_detail, sizeof validation_detail,
+                     "\"%.*s\" is not a unit of this setting: the units are \"us\", \"ms\", "
+                     "\"s\", \"min\", \"h\" and \"d\". ",
+                     static_cast<int>(len), text + start);
+    snprintf(validation_detail + n, sizeof validation_detail - n,
+             "Valid values are %lld to %lld ms (%.*f %s).", static_cast<long long>(min),
+             static_cast<long long>(max), in_unit == static_cast<long long>(in_unit) ? 0 : 2,
+             in_unit, units[shown].name);
+}
+
 // Integer settings: PostgreSQL's own parser (so units and syntax match), then
 // our range.  Returns false and fills validation_detail if invalid.
 bool int_value(const char *text, int flags, int64_t min, int64_t max, int *out) {
     const char *hint = nullptr;
     int v;
     if (!parse_int(text, &v, flags, &hint) || v < min || v > max) {
-        snprintf(validation_detail, sizeof validation_detail,
-                 "Valid values are %lld to %lld%s.", static_cast<long long>(min),
-                 static_cast<long long>(max), flags == GUC_UNIT_MS ? " milliseconds" : "");
+        if (flags == GUC_UNIT_MS)
+            ms_range_detail(text, min, max);
+        else
+            snprintf(validation_detail, sizeof validation_detail, "Valid values are %lld to %lld.",
+                     static_cast<long long>(min), static_cast<long long>(max));
         return false;
     }
     *out = v;

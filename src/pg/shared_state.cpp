@@ -46,10 +46,10 @@ void refuse_config_change(int elevel, const snowflake::StateRecord &recorded,
                                 refused)
                       : errhint(several ? "Restore the previous values of %s, or follow "
                                           "\"Changing the epoch or layout\" in the snowflake "
-                                          "README."
+                                          "documentation (docs/operations.md)."
                                         : "Restore the previous value of %s, or follow "
                                           "\"Changing the epoch or layout\" in the snowflake "
-                                          "README.",
+                                          "documentation (docs/operations.md).",
                                 refused)));
 }
 

@@ -15,7 +15,7 @@ namespace {
 constexpr const char *kCorruptHint =
     "Find out why (disk, manual edit) and restore the file from a backup if you can. "
     "Otherwise move snowflake.state aside and start the server only once the wall clock is "
-    "past every id this node ever issued; see \"State file\" in the snowflake README.";
+    "past every id this node ever issued; see \"The state file\" in the snowflake documentation (docs/operations.md).";
 
 }  // namespace
 

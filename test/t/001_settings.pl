@@ -68,7 +68,10 @@ my @bad = (
 	[ "snowflake.epoch = '253402300800000'", 'snowflake.epoch',       'between 1970-01-01 and 9999-12-31 UTC' ],
 	[ "snowflake.epoch = '-5'",            'snowflake.epoch',         'between 1970-01-01 and 9999-12-31 UTC' ],
 	[ "snowflake.clock_backward_policy = 'sometimes'", 'snowflake.clock_backward_policy', '"error", "wait" and "borrow"' ],
-	[ 'snowflake.max_clock_backward_ms = -1', 'snowflake.max_clock_backward_ms', 'Valid values are 0 to' ],
+	[ 'snowflake.max_clock_backward_ms = -1', 'snowflake.max_clock_backward_ms', 'Valid values are 0 to 2147483647 ms (24.85 d).' ],
+	# The limit also in the unit written, and a unit PostgreSQL does not know named.
+	[ "snowflake.max_clock_backward_ms = '900h'", 'snowflake.max_clock_backward_ms', 'Valid values are 0 to 2147483647 ms (596.52 h).' ],
+	[ "snowflake.max_clock_backward_ms = '10 minutes'", 'snowflake.max_clock_backward_ms', '"minutes" is not a unit of this setting: the units are "us", "ms", "s", "min", "h" and "d".' ],
 	[ 'snowflake.random_sequence_start = maybe', 'snowflake.random_sequence_start', 'on and off' ],
 );
 foreach my $case (@bad) {
