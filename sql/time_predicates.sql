@@ -51,6 +51,14 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) FROM tp_orders
 WHERE snowflake_timestamp(id) >= date_trunc('day', now()) - interval '1 day'
   AND snowflake_timestamp(id) < date_trunc('day', now());
+-- A date or a timestamp without time zone: PostgreSQL compares them in the
+-- session's time zone, and so do the bound functions for them, when the
+-- statement runs.
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_orders WHERE snowflake_timestamp(id) >= current_date - 1;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_orders
+WHERE snowflake_timestamp(id) >= '2026-02-10'::date AND snowflake_timestamp(id) < localtimestamp;
 -- The estimate is the one of the same bounds written by hand.
 CREATE FUNCTION plan_rows(query text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -343,6 +351,45 @@ FROM (SELECT format('tstzrange(%L::text::timestamptz, %L::text::timestamptz, %L)
      LATERAL (SELECT format('SELECT array_agg(id ORDER BY id) FROM tp_edges WHERE id <@ %s', r) AS q,
                      format('SELECT array_agg(id ORDER BY id) FROM tp_edges WHERE snowflake_timestamp(id) <@ %s', r) AS o) qq;
 
+-- Dates and timestamps without time zone, in a session 12 hours behind UTC
+-- (so that midnight of 2026-02-10 is one of the edges, 12:00 UTC), with the
+-- infinities and dates beyond the range of timestamptz.
+SET TimeZone = 'Etc/GMT+12';
+CREATE TABLE tp_local (x timestamp) WITH (autovacuum_enabled = off);
+INSERT INTO tp_local
+SELECT m + d * interval '1 microsecond'
+FROM unnest(ARRAY[timestamp '2026-02-10 00:00:00', '2026-02-10 00:00:00.123']) m,
+     unnest(ARRAY[-1001, -1000, -1, 0, 1, 500, 999, 1000, 1001]) d
+UNION ALL
+VALUES (timestamp '-infinity'), ('infinity'), (NULL);
+SELECT form, count(*) AS cases, count(*) FILTER (WHERE tp_rewritten(q)) AS rewritten,
+       sum(coalesce(cardinality(tp_same(q)), 0)) AS rows_returned
+FROM (SELECT 'timestamp' AS form, x::text AS v, 'timestamp' AS t FROM tp_local
+      UNION ALL
+      SELECT 'date', v, 'date'
+      FROM unnest(ARRAY['2026-02-09', '2026-02-10', '2026-02-11', '-infinity', 'infinity',
+                        '5000000-01-01', '4713-11-24 BC']) v) c,
+     unnest(ARRAY['>=', '>', '<=', '<', '=']) op,
+     LATERAL (SELECT format('SELECT array_agg(id ORDER BY id) FROM tp_edges WHERE snowflake_timestamp(id) %s %L::%s',
+                            op, v, t) AS q) qq
+GROUP BY form ORDER BY form;
+-- A generic plan of a date keeps following the session's time zone.
+PREPARE tp_since_date(date) AS
+SELECT count(*) FROM tp_edges WHERE snowflake_timestamp(id) >= $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE tp_since_date('2026-02-10');
+SELECT tz, (SELECT cardinality(ids) FROM (SELECT set_config('TimeZone', tz, false)) s,
+            LATERAL (SELECT tp_same(format('SELECT array_agg(id ORDER BY id) FROM tp_edges WHERE snowflake_timestamp(id) >= %L::date',
+                                           '2026-02-10')) AS ids) t) AS rows
+FROM unnest(ARRAY['Etc/GMT+12', 'UTC']) tz;
+-- The same plan, run in both zones: the rows of the plain filter in each.
+SET TimeZone = 'Etc/GMT+12';
+EXECUTE tp_since_date('2026-02-10');
+SET TimeZone = 'UTC';
+EXECUTE tp_since_date('2026-02-10');
+RESET plan_cache_mode;
+DEALLOCATE tp_since_date;
+
 -- A generic plan computes the bounds when it runs: the same rows.
 CREATE FUNCTION tp_generic(op text, x timestamptz) RETURNS bigint[] LANGUAGE plpgsql AS $$
 BEGIN
@@ -373,4 +420,4 @@ DROP FUNCTION tp_same(text, text);
 DROP FUNCTION tp_rewritten(text);
 DROP FUNCTION plan_rows(text);
 DROP VIEW tp_recent;
-DROP TABLE tp_orders, tp_events, tp_parted, tp_other, tp_edges, tp_times;
+DROP TABLE tp_orders, tp_events, tp_parted, tp_other, tp_edges, tp_times, tp_local;

@@ -6,6 +6,9 @@
 //   snowflake_min_id_after(ts)   smallest id made after ts
 //   snowflake_max_id_until(ts)   largest id made at ts or earlier
 //   snowflake_max_id_before(ts)  largest id made before ts
+//   (each also for a date or a timestamp without time zone, taken as
+//   PostgreSQL compares them with a timestamptz, and with the layout as
+//   arguments)
 //   snowflake_min_id_within(r) / snowflake_max_id_within(r)
 //   snowflake_made_within(id, r) the operator's function
 //
@@ -27,15 +30,32 @@ namespace {
 
 using snowflake::TimeCmp;
 
-Datum bound_or_null(FunctionCallInfo fcinfo, const snowflake::Layout &layout, TimeCmp cmp) {
+Datum bound_or_null(FunctionCallInfo fcinfo, const snowflake::Layout &layout, TimeCmp cmp,
+                    TimestampTz ts) {
     int64 id;
-    if (!sfpg::time_id_bound(layout, cmp, PG_GETARG_TIMESTAMPTZ(0), &id))
+    if (!sfpg::time_id_bound(layout, cmp, ts, &id))
         PG_RETURN_NULL();
     PG_RETURN_INT64(id);
 }
 
+Datum bound_or_null(FunctionCallInfo fcinfo, const snowflake::Layout &layout, TimeCmp cmp) {
+    return bound_or_null(fcinfo, layout, cmp, PG_GETARG_TIMESTAMPTZ(0));
+}
+
 Datum server_bound(FunctionCallInfo fcinfo, TimeCmp cmp) {
     return bound_or_null(fcinfo, sfpg::server_layout(), cmp);
+}
+
+// The date and timestamp forms: the time PostgreSQL compares them as (in the
+// session's time zone, so these are STABLE and never folded when planning).
+Datum date_bound(FunctionCallInfo fcinfo, TimeCmp cmp) {
+    return bound_or_null(fcinfo, sfpg::server_layout(), cmp,
+                         sfpg::date_as_timestamptz(PG_GETARG_DATEADT(0)));
+}
+
+Datum timestamp_bound(FunctionCallInfo fcinfo, TimeCmp cmp) {
+    return bound_or_null(fcinfo, sfpg::server_layout(), cmp,
+                         sfpg::timestamp_as_timestamptz(PG_GETARG_TIMESTAMP(0)));
 }
 
 Datum layout_bound(FunctionCallInfo fcinfo, TimeCmp cmp) {
@@ -49,6 +69,24 @@ SNOWFLAKE_ENTRY(snowflake_min_id_since) { return server_bound(fcinfo, TimeCmp::A
 SNOWFLAKE_ENTRY(snowflake_min_id_after) { return server_bound(fcinfo, TimeCmp::After); }
 SNOWFLAKE_ENTRY(snowflake_max_id_until) { return server_bound(fcinfo, TimeCmp::AtOrBefore); }
 SNOWFLAKE_ENTRY(snowflake_max_id_before) { return server_bound(fcinfo, TimeCmp::Before); }
+
+SNOWFLAKE_ENTRY(snowflake_min_id_since_date) { return date_bound(fcinfo, TimeCmp::AtOrAfter); }
+SNOWFLAKE_ENTRY(snowflake_min_id_after_date) { return date_bound(fcinfo, TimeCmp::After); }
+SNOWFLAKE_ENTRY(snowflake_max_id_until_date) { return date_bound(fcinfo, TimeCmp::AtOrBefore); }
+SNOWFLAKE_ENTRY(snowflake_max_id_before_date) { return date_bound(fcinfo, TimeCmp::Before); }
+
+SNOWFLAKE_ENTRY(snowflake_min_id_since_timestamp) {
+    return timestamp_bound(fcinfo, TimeCmp::AtOrAfter);
+}
+SNOWFLAKE_ENTRY(snowflake_min_id_after_timestamp) {
+    return timestamp_bound(fcinfo, TimeCmp::After);
+}
+SNOWFLAKE_ENTRY(snowflake_max_id_until_timestamp) {
+    return timestamp_bound(fcinfo, TimeCmp::AtOrBefore);
+}
+SNOWFLAKE_ENTRY(snowflake_max_id_before_timestamp) {
+    return timestamp_bound(fcinfo, TimeCmp::Before);
+}
 
 SNOWFLAKE_ENTRY(snowflake_min_id_since_with_layout) {
     return layout_bound(fcinfo, TimeCmp::AtOrAfter);

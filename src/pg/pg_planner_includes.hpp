@@ -26,6 +26,7 @@ extern "C" {
 #include "optimizer/planner.h"
 #include "access/stratnum.h"
 #include "utils/catcache.h"
+#include "utils/date.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"

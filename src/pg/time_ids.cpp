@@ -66,6 +66,30 @@ bool time_id_bound(const snowflake::Layout &layout, snowflake::TimeCmp cmp, Time
     return true;
 }
 
+namespace {
+
+TimestampTz overflow_to_infinity(TimestampTz t, int overflow) {
+    if (overflow > 0)
+        TIMESTAMP_NOEND(t);
+    else if (overflow < 0)
+        TIMESTAMP_NOBEGIN(t);
+    return t;
+}
+
+}  // namespace
+
+TimestampTz date_as_timestamptz(DateADT d) {
+    int overflow = 0;
+    const TimestampTz t = date2timestamptz_opt_overflow(d, &overflow);
+    return overflow_to_infinity(t, overflow);
+}
+
+TimestampTz timestamp_as_timestamptz(Timestamp ts) {
+    int overflow = 0;
+    const TimestampTz t = timestamp2timestamptz_opt_overflow(ts, &overflow);
+    return overflow_to_infinity(t, overflow);
+}
+
 bool range_ids(const snowflake::Layout &layout, Datum range, int64 *lo, int64 *hi,
                bool *upper_inclusive) {
     RangeType *r = DatumGetRangeTypeP(range);

@@ -15,6 +15,14 @@ namespace sfpg {
 bool time_id_bound(const snowflake::Layout &layout, snowflake::TimeCmp cmp, TimestampTz ts,
                    int64 *out);
 
+// A date or a timestamp without time zone as PostgreSQL compares it with a
+// timestamptz: in the session's time zone, and beyond the range of
+// timestamptz as -infinity or infinity (the comparison operators treat such
+// values as before or after every finite time, without an error, which is
+// what the infinities are to an id's time).
+TimestampTz date_as_timestamptz(DateADT d);
+TimestampTz timestamp_as_timestamptz(Timestamp ts);
+
 // The ids made within a tstzrange value: [*lo, *hi].  false: none (an empty
 // range, or no millisecond of the layout within it).  *upper_inclusive tells
 // whether the range's upper end includes its bound (for the form of the

@@ -7,6 +7,9 @@
 //   snowflake_timestamp(id) <  x          id <= snowflake_max_id_before(x)
 //   snowflake_timestamp(id) =  x          id >= ..._since(x) AND id <= ..._until(x)
 //
+// x a timestamptz, or a date or timestamp without time zone, which the bound
+// functions take as PostgreSQL's comparison operators do (in the session's
+// time zone, computed when the statement runs)
 // (BETWEEN is two of these; the IMMUTABLE form snowflake_timestamp(id,
 // epoch_ms, datacenter_bits, worker_bits, sequence_bits) the same with the
 // layout passed on to the bound functions).  For a constant x the bound is
@@ -71,6 +74,8 @@ struct Catalog {
     Oid ts_layout;             // snowflake_timestamp(bigint, bigint, int, int, int)
     Oid bound[kCmps];          // snowflake_min_id_since(timestamptz), ... by TimeCmp
     Oid bound_layout[kCmps];   // the same with the layout arguments
+    Oid bound_date[kCmps];     // ... (date)
+    Oid bound_timestamp[kCmps];  // ... (timestamp without time zone)
     Oid int8_ge, int8_le;      // the plain int8 comparisons
 };
 Catalog catalog;
@@ -83,6 +88,12 @@ const char *const kBoundNames[kCmps] = {"snowflake_min_id_since", "snowflake_min
 const char *const kBoundLayoutSymbols[kCmps] = {
     "snowflake_min_id_since_with_layout", "snowflake_min_id_after_with_layout",
     "snowflake_max_id_until_with_layout", "snowflake_max_id_before_with_layout"};
+const char *const kBoundDateSymbols[kCmps] = {
+    "snowflake_min_id_since_date", "snowflake_min_id_after_date", "snowflake_max_id_until_date",
+    "snowflake_max_id_before_date"};
+const char *const kBoundTimestampSymbols[kCmps] = {
+    "snowflake_min_id_since_timestamp", "snowflake_min_id_after_timestamp",
+    "snowflake_max_id_until_timestamp", "snowflake_max_id_before_timestamp"};
 
 Oid function_in(Oid nsp, const char *name, const Oid *argtypes, int nargs, const char *symbol) {
     oidvector *args = buildoidvector(argtypes, nargs);
@@ -123,11 +134,15 @@ void fill_catalog() {
                                   "snowflake_timestamp_with_layout");
         c.ready = OidIsValid(c.ts) && OidIsValid(c.ts_layout);
         for (int i = 0; i < kCmps; i++) {
-            const Oid tz = TIMESTAMPTZOID;
+            const Oid tz = TIMESTAMPTZOID, date = DATEOID, ts = TIMESTAMPOID;
             c.bound[i] = function_in(nsp, kBoundNames[i], &tz, 1, kBoundNames[i]);
             c.bound_layout[i] =
                 function_in(nsp, kBoundNames[i], bound_layout, 5, kBoundLayoutSymbols[i]);
-            c.ready = c.ready && OidIsValid(c.bound[i]) && OidIsValid(c.bound_layout[i]);
+            c.bound_date[i] = function_in(nsp, kBoundNames[i], &date, 1, kBoundDateSymbols[i]);
+            c.bound_timestamp[i] =
+                function_in(nsp, kBoundNames[i], &ts, 1, kBoundTimestampSymbols[i]);
+            c.ready = c.ready && OidIsValid(c.bound[i]) && OidIsValid(c.bound_layout[i]) &&
+                      OidIsValid(c.bound_date[i]) && OidIsValid(c.bound_timestamp[i]);
         }
         c.int8_ge = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID, INT8OID,
                                         BTGreaterEqualStrategyNumber);
@@ -209,15 +224,29 @@ TimeCmp commuted(TimeCmp cmp) {
     return cmp;
 }
 
-Expr *bound_condition(const TimestampCall &call, TimeCmp cmp, Node *x) {
+// The bound function for "ts(id) CMP x", by the type of x; InvalidOid when
+// there is none (a date or timestamp against the IMMUTABLE form: comparing
+// them depends on the session's time zone, which the layout-taking bound
+// functions do not read).
+Oid bound_function(const TimestampCall &call, TimeCmp cmp, Oid xtype) {
     const int i = static_cast<int>(cmp);
+    if (xtype == TIMESTAMPTZOID)
+        return call.layout_args != NIL ? catalog.bound_layout[i] : catalog.bound[i];
+    if (call.layout_args != NIL)
+        return InvalidOid;
+    if (xtype == DATEOID)
+        return catalog.bound_date[i];
+    if (xtype == TIMESTAMPOID)
+        return catalog.bound_timestamp[i];
+    return InvalidOid;
+}
+
+Expr *bound_condition(const TimestampCall &call, TimeCmp cmp, Node *x) {
     const bool lower = cmp == TimeCmp::AtOrAfter || cmp == TimeCmp::After;
     List *args = list_of(copy_node(x));
-    Oid fn = catalog.bound[i];
-    if (call.layout_args != NIL) {
-        fn = catalog.bound_layout[i];
+    const Oid fn = bound_function(call, cmp, exprType(x));
+    if (call.layout_args != NIL)
         args = list_concat(args, copy_node(call.layout_args));
-    }
     Expr *bound = reinterpret_cast<Expr *>(
         makeFuncExpr(fn, INT8OID, args, InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
     return make_opclause(lower ? catalog.int8_ge : catalog.int8_le, BOOLOID, false,
@@ -225,31 +254,46 @@ Expr *bound_condition(const TimestampCall &call, TimeCmp cmp, Node *x) {
                          InvalidOid);
 }
 
+// The comparison a function implements, read left to right, for a
+// timestamptz against a timestamptz, a date or a timestamp without time zone
+// (either way round).  false: not one of them.
+bool comparison_of(RegProcedure fn, TimeCmp *cmp, bool *equal) {
+    static const struct {
+        RegProcedure fn;
+        int kind;  // 0 >=, 1 >, 2 <=, 3 <, 4 =
+    } known[] = {
+        {F_TIMESTAMPTZ_GE, 0},           {F_TIMESTAMPTZ_GT, 1},
+        {F_TIMESTAMPTZ_LE, 2},           {F_TIMESTAMPTZ_LT, 3},
+        {F_TIMESTAMPTZ_EQ, 4},           {F_TIMESTAMPTZ_GE_DATE, 0},
+        {F_TIMESTAMPTZ_GT_DATE, 1},      {F_TIMESTAMPTZ_LE_DATE, 2},
+        {F_TIMESTAMPTZ_LT_DATE, 3},      {F_TIMESTAMPTZ_EQ_DATE, 4},
+        {F_DATE_GE_TIMESTAMPTZ, 0},      {F_DATE_GT_TIMESTAMPTZ, 1},
+        {F_DATE_LE_TIMESTAMPTZ, 2},      {F_DATE_LT_TIMESTAMPTZ, 3},
+        {F_DATE_EQ_TIMESTAMPTZ, 4},      {F_TIMESTAMPTZ_GE_TIMESTAMP, 0},
+        {F_TIMESTAMPTZ_GT_TIMESTAMP, 1}, {F_TIMESTAMPTZ_LE_TIMESTAMP, 2},
+        {F_TIMESTAMPTZ_LT_TIMESTAMP, 3}, {F_TIMESTAMPTZ_EQ_TIMESTAMP, 4},
+        {F_TIMESTAMP_GE_TIMESTAMPTZ, 0}, {F_TIMESTAMP_GT_TIMESTAMPTZ, 1},
+        {F_TIMESTAMP_LE_TIMESTAMPTZ, 2}, {F_TIMESTAMP_LT_TIMESTAMPTZ, 3},
+        {F_TIMESTAMP_EQ_TIMESTAMPTZ, 4}};
+    static const TimeCmp kinds[] = {TimeCmp::AtOrAfter, TimeCmp::After, TimeCmp::AtOrBefore,
+                                    TimeCmp::Before, TimeCmp::AtOrAfter};
+    for (const auto &k : known)
+        if (k.fn == fn) {
+            *cmp = kinds[k.kind];
+            *equal = k.kind == 4;
+            return true;
+        }
+    return false;
+}
+
 // "snowflake_timestamp(id) CMP x" (either way round) as id bounds, or null.
 Node *rewrite_comparison(OpExpr *op) {
     if (op->opretset || list_length(op->args) != 2)
         return nullptr;
-    TimeCmp cmp = TimeCmp::AtOrAfter;
-    bool equal = false;
-    switch (get_opcode(op->opno)) {
-    case F_TIMESTAMPTZ_GE:
-        cmp = TimeCmp::AtOrAfter;
-        break;
-    case F_TIMESTAMPTZ_GT:
-        cmp = TimeCmp::After;
-        break;
-    case F_TIMESTAMPTZ_LE:
-        cmp = TimeCmp::AtOrBefore;
-        break;
-    case F_TIMESTAMPTZ_LT:
-        cmp = TimeCmp::Before;
-        break;
-    case F_TIMESTAMPTZ_EQ:
-        equal = true;
-        break;
-    default:
+    TimeCmp cmp;
+    bool equal;
+    if (!comparison_of(get_opcode(op->opno), &cmp, &equal))
         return nullptr;
-    }
     TimestampCall call;
     Node *x;
     if (timestamp_call(static_cast<Node *>(linitial(op->args)), &call)) {
@@ -262,11 +306,13 @@ Node *rewrite_comparison(OpExpr *op) {
     }
     if (!movable(call.id) || !movable(x))
         return nullptr;
+    if (!OidIsValid(bound_function(call, TimeCmp::AtOrAfter, exprType(x))))
+        return nullptr;
     if (!equal)
         return reinterpret_cast<Node *>(bound_condition(call, cmp, x));
     return reinterpret_cast<Node *>(
         make_andclause(list_of(bound_condition(call, TimeCmp::AtOrAfter, x),
-                                  bound_condition(call, TimeCmp::AtOrBefore, x))));
+                               bound_condition(call, TimeCmp::AtOrBefore, x))));
 }
 
 // The top-level AND conjuncts of a qualification, rewritten in place.

@@ -725,6 +725,66 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_max_id_before(timestamptz, bigint, integer, integer, integer) IS
     'largest id made before ts under the given epoch and layout (NULL if none)';
 
+-- The same for a date or a timestamp without time zone, taken as PostgreSQL
+-- compares them with a timestamptz: in the session's time zone (STABLE,
+-- computed when the statement runs); beyond timestamptz's range, as before
+-- or after every id.
+CREATE FUNCTION @extschema@.snowflake_min_id_since(d date)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_min_id_since_date'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id_since(date) IS
+    'smallest id made at midnight of d (in the session''s time zone) or later (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_min_id_after(d date)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_min_id_after_date'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id_after(date) IS
+    'smallest id made after midnight of d (in the session''s time zone) (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_max_id_until(d date)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_max_id_until_date'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_max_id_until(date) IS
+    'largest id made at midnight of d (in the session''s time zone) or earlier (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_max_id_before(d date)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_max_id_before_date'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_max_id_before(date) IS
+    'largest id made before midnight of d (in the session''s time zone) (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_min_id_since(ts timestamp)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_min_id_since_timestamp'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id_since(timestamp) IS
+    'smallest id made at ts (in the session''s time zone) or later (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_min_id_after(ts timestamp)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_min_id_after_timestamp'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id_after(timestamp) IS
+    'smallest id made after ts (in the session''s time zone) (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_max_id_until(ts timestamp)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_max_id_until_timestamp'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_max_id_until(timestamp) IS
+    'largest id made at ts (in the session''s time zone) or earlier (NULL if none)';
+
+CREATE FUNCTION @extschema@.snowflake_max_id_before(ts timestamp)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_max_id_before_timestamp'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_max_id_before(timestamp) IS
+    'largest id made before ts (in the session''s time zone) (NULL if none)';
+
 CREATE FUNCTION @extschema@.snowflake_min_id_within(period tstzrange)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_min_id_within'
