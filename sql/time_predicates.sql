@@ -421,3 +421,28 @@ DROP FUNCTION tp_rewritten(text);
 DROP FUNCTION plan_rows(text);
 DROP VIEW tp_recent;
 DROP TABLE tp_orders, tp_events, tp_parted, tp_other, tp_edges, tp_times, tp_local;
+
+-- The hook follows CREATE, DROP and ALTER EXTENSION in the session that runs
+-- them: nothing is rewritten in a database without the extension (or with
+-- 1.3, before the bound functions), and a same-named function of the
+-- user's is never the extension's.
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE tp_lifecycle;
+\c tp_lifecycle
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE t (id bigint PRIMARY KEY);
+CREATE FUNCTION public.snowflake_timestamp(bigint) RETURNS timestamptz LANGUAGE plpgsql STABLE
+    AS $$ BEGIN RETURN '2000-01-01+00'; END $$;
+EXPLAIN (COSTS OFF) SELECT * FROM t WHERE public.snowflake_timestamp(id) >= '2026-01-01+00';
+CREATE SCHEMA ext;
+CREATE EXTENSION snowflake SCHEMA ext VERSION '1.3';
+EXPLAIN (COSTS OFF) SELECT * FROM t WHERE ext.snowflake_timestamp(id) >= '2026-01-01+00';
+ALTER EXTENSION snowflake UPDATE;
+EXPLAIN (COSTS OFF) SELECT * FROM t WHERE ext.snowflake_timestamp(id) >= '2026-01-01+00';
+EXPLAIN (COSTS OFF) SELECT * FROM t WHERE public.snowflake_timestamp(id) >= '2026-01-01+00';
+DROP EXTENSION snowflake;
+EXPLAIN (COSTS OFF) SELECT * FROM t WHERE public.snowflake_timestamp(id) >= '2026-01-01+00';
+CREATE EXTENSION snowflake SCHEMA ext;
+EXPLAIN (COSTS OFF) SELECT * FROM t WHERE ext.snowflake_timestamp(id) >= '2026-01-01+00';
+\c :regress_db
+DROP DATABASE tp_lifecycle;

@@ -80,8 +80,14 @@ struct Catalog {
 };
 Catalog catalog;
 bool callback_registered = false;
+// Invalidations seen: a fill that an invalidation overtook (catalog reads can
+// process invalidation messages) is not marked valid.
+uint64 invalidations = 0;
 
-void drop_catalog(Datum, int, uint32) { catalog.valid = false; }
+void drop_catalog(Datum, int, uint32) {
+    catalog.valid = false;
+    ++invalidations;
+}
 
 const char *const kBoundNames[kCmps] = {"snowflake_min_id_since", "snowflake_min_id_after",
                                         "snowflake_max_id_until", "snowflake_max_id_before"};
@@ -121,8 +127,8 @@ void fill_catalog() {
         CacheRegisterSyscacheCallback(PROCOID, drop_catalog, 0);
         callback_registered = true;
     }
+    const uint64 seen = invalidations;
     Catalog c{};
-    c.valid = true;
     const Oid ext = get_extension_oid("snowflake", true);
     const Oid nsp = OidIsValid(ext) ? extension_schema(ext) : InvalidOid;
     if (OidIsValid(nsp)) {
@@ -150,6 +156,7 @@ void fill_catalog() {
                                         BTLessEqualStrategyNumber);
         c.ready = c.ready && OidIsValid(c.int8_ge) && OidIsValid(c.int8_le);
     }
+    c.valid = invalidations == seen;
     catalog = c;
 }
 
