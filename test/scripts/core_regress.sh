@@ -24,7 +24,8 @@
 # SNOWFLAKE_PGSRC_DIR, default /var/tmp/snowflake-pgsrc); regress.so and
 # contrib/spi's autoinc and refint are built from it against the server's
 # headers.  PG_CONFIG (or PG_MAJOR) picks the server.  Rerunnable: WORKDIR is
-# emptied first.
+# emptied first.  Each run's clusters are removed after it (its outputs and
+# server log stay) unless SNOWFLAKE_KEEP_DATA=1.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../lib/common.sh"
@@ -149,6 +150,8 @@ run_once() {
         --host="$dir" --port="$PORT" "${TESTS[@]}" >"$dir/pg_regress.out" 2>&1 || true
     if [[ ,$libs, == *,snowflake,* ]]; then check_node "$dir" after; fi
     sf_server_stop "$dir"
+    # The outputs, the diffs and the server log stay; the cluster goes (hundreds of MB).
+    [ "${SNOWFLAKE_KEEP_DATA:-0}" = 1 ] || rm -rf "$dir/data"
     all_tests "$dir/pg_regress.out" >"$dir/all"
     failed_tests "$dir/pg_regress.out" >"$dir/failed"
     echo "   $(wc -l <"$dir/all") tests, $(wc -l <"$dir/failed") failed," \
@@ -184,9 +187,9 @@ for r in "${RUNS[@]:1}"; do
     echo "DIFFERENT: failed only in $r: $(echo ${only_with:-none})"
     echo "           failed only in $base: $(echo ${only_without:-none})"
     # The diffs of the first few tests that failed only with the library.
-    for t in $(echo "$only_with" | head -n 5); do
-        awk -v t="$t" '/^diff / { show = index($0, "/" t ".out") > 0 } show' \
-            "$WORK/$r/out/regression.diffs" | head -n 30
+    for t in $(sed -n 1,5p <<<"$only_with"); do
+        awk -v t="$t" '/^diff / { show = index($0, "/" t ".out") > 0 } show && n++ < 30' \
+            "$WORK/$r/out/regression.diffs"
     done
 done
 [ "$ok" = 1 ]

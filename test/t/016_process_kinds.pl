@@ -33,7 +33,7 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use SnowflakeTest;
 
-# A node with the library preloaded and the identity DC/WORKER; @lines more.
+# A node with the library preloaded and the identity DC/WORKER; %opt go to init.
 sub identity_node
 {
 	my ($name, $dc, $worker, %opt) = @_;
@@ -88,8 +88,12 @@ kill 'STOP', $reserver;
 my ($first, $first_err) = ('', '');
 my $h = IPC::Run::start([ 'psql', '-XAtq', '-d', $primary->connstr('postgres'),
 		'-c', 'SELECT snowflake_nextval()' ], '>', \$first, '2>', \$first_err);
-usleep(300_000);
+# Once the statement runs, it waits (and retries) until the reserver resumes.
+my $waiting = $primary->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+  WHERE query = 'SELECT snowflake_nextval()' AND state = 'active'});
+usleep(100_000);
 kill 'CONT', $reserver;
+ok($waiting, 'the first id waited for the reservation');
 $h->finish;
 chomp $first;
 like($first, qr/^\d+$/, 'the first id, once the reservation is made') or diag($first_err);
