@@ -1,21 +1,26 @@
 # The source of the installed PostgreSQL server, from the distribution's
-# source package, unpacked and cached (source, don't run).  For PostgreSQL's
-# own regression suites run against the installed server with snowflake
-# loaded (test/scripts/core_regress.sh, test/scripts/coexistence.sh).
+# source package, unpacked and cached (source, don't run): PostgreSQL's own
+# regression tests, run against the installed server with and without
+# snowflake (test/scripts/core_regress.sh).
 #
-#   sf_pgsrc_ensure MAJOR      -> prints the unpacked source tree's path
+#   sf_pgsrc_ensure MAJOR          -> the unpacked source tree's path
+#   sf_pgsrc_report TREE MAJOR     says which version the tree holds
+#   sf_pgsrc_modules TREE PG_CONFIG FILE.c...  -> a directory of .so built from it
 #
-# The source package's version must equal the installed server's: the
+# Debian's apt downloads the source package (deb-src entries made from the
+# entries that ship the server, in an apt configuration of its own under
+# SNOWFLAKE_PGSRC_DIR, default /var/tmp/snowflake-pgsrc, so the machine's apt
+# lists are left alone).  The version wanted is the installed server's: the
 # regression files, regress.so and the expected outputs belong to one minor
-# release.  Debian's apt downloads it (deb-src entries made from the
-# entries that ship the server, in an apt configuration of our own, so the
-# machine's apt lists are left alone).  If the mirror has moved on to a newer
-# minor release and no longer offers the installed one, this fails and says
-# so: upgrade the server package (apt-get install postgresql-MAJOR) and run
-# again.  A tree once unpacked stays cached under SNOWFLAKE_PGSRC_DIR
-# (default /var/tmp/snowflake-pgsrc), keyed by package and version, so later
-# runs download nothing; the helpers built from it go next to it, keyed by
-# the pg_config that built them.
+# release.  When the mirror no longer has that version's source (it has moved
+# on to a newer minor release, or never kept it), the nearest version it has
+# is taken instead -- older first -- and sf_pgsrc_report says so loudly:
+# tests whose expected output changed between the two minor releases then
+# fail with and without snowflake alike, and the comparison still holds.
+# SNOWFLAKE_PGSRC_EXACT=1 refuses instead (the run fails, naming both
+# versions; upgrading the server package to the mirror's version fixes it).
+# A tree once unpacked stays cached, keyed by the installed package and
+# version, so later runs download nothing (and keep the version they got).
 #
 # Needs root, apt and dpkg-source (Debian package dpkg-dev).
 
@@ -83,6 +88,8 @@ sf_pgsrc_fetch() {
             break
         fi
         tmp=$(mktemp -d "$SF_PGSRC_DIR/fetch.XXXXXX")
+        # apt downloads as its own user where it can write.
+        chown _apt "$tmp" 2>/dev/null || true
         if (cd "$tmp" && sf_pgsrc_apt apt-get source --download-only --only-source "$pkg=$v") >&2 &&
             dpkg-source --no-check -x "$tmp/${pkg}_${v#*:}.dsc" "$tmp/tree" >&2; then
             rm -rf "$dst"
@@ -94,7 +101,9 @@ sf_pgsrc_fetch() {
         rm -rf "$tmp"
         echo "== could not download the source of $pkg $v" >&2
     done
-    echo "no source of $pkg could be downloaded (the installed server is $ver)" >&2
+    echo "the source of the installed server ($pkg $ver) could not be downloaded;" \
+        "the mirror lists: $(sf_pgsrc_candidates "$pkg" "$ver" | tail -n +2 | tr '\n' ' ')" \
+        "${SNOWFLAKE_PGSRC_EXACT:+(SNOWFLAKE_PGSRC_EXACT is set: only $ver will do)}" >&2
     return 1
 }
 
@@ -113,6 +122,8 @@ sf_pgsrc_ensure() {
     (
         flock 9
         if [ ! -f "$tree/.snowflake-source-version" ]; then
+            # What an interrupted run left behind.
+            rm -rf "$SF_PGSRC_DIR"/fetch.*
             echo "== fetching the source of $pkg $ver" >&2
             got=$(sf_pgsrc_fetch "$pkg" "$ver" "$tree") || exit 1
             echo "$got" >"$tree/.snowflake-source-version"
