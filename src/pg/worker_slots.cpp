@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "settings.hpp"
 #include "worker_slots.hpp"
 
@@ -14,7 +14,7 @@ extern "C" {
 namespace sfpg {
 
 int snowflake_worker_slots() {
-    return 1 + (guc_worker_id < 0 && registry_configured() ? 1 : 0);
+    return 1 + (registry_mode() ? 1 : 0);
 }
 
 void refuse_unless_registered(const char *name) {
