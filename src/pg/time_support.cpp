@@ -22,10 +22,10 @@
 // Every case is an exact equivalence: the rewritten expression has the same
 // value as the call for every non-null, non-negative id (and is NULL when the
 // call is NULL).
+#include <cstring>
+
 #include "../core/layout.hpp"
 #include "../core/time_bounds.hpp"
-
-#include <cstring>
 
 #include "firewall.hpp"
 #include "time_ids.hpp"
