@@ -446,3 +446,16 @@ CREATE EXTENSION snowflake SCHEMA ext;
 EXPLAIN (COSTS OFF) SELECT * FROM t WHERE ext.snowflake_timestamp(id) >= '2026-01-01+00';
 \c :regress_db
 DROP DATABASE tp_lifecycle;
+
+-- A negative id is made at no time (the plain filter raises an error for
+-- it): an upper bound alone does not let it pass as made before x, and
+-- neither does the operator with an open lower bound.
+CREATE TABLE tp_negative (id bigint PRIMARY KEY);
+INSERT INTO tp_negative VALUES (-5), (snowflake_min_id('2026-01-01+00'));
+SELECT id FROM tp_negative WHERE snowflake_timestamp(id) < '2027-01-01+00';
+SELECT id FROM tp_negative WHERE snowflake_timestamp(id) <= '2027-01-01+00';
+SELECT id FROM tp_negative WHERE id <@ tstzrange(NULL, '2027-01-01+00');
+SET snowflake.time_predicates = off;
+SELECT id FROM tp_negative WHERE snowflake_timestamp(id) < '2027-01-01+00';
+RESET snowflake.time_predicates;
+DROP TABLE tp_negative;

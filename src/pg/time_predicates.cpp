@@ -3,8 +3,8 @@
 //
 //   snowflake_timestamp(id) >= x   into   id >= snowflake_min_id_since(x)
 //   snowflake_timestamp(id) >  x          id >= snowflake_min_id_after(x)
-//   snowflake_timestamp(id) <= x          id <= snowflake_max_id_until(x)
-//   snowflake_timestamp(id) <  x          id <= snowflake_max_id_before(x)
+//   snowflake_timestamp(id) <= x          id >= 0 AND id <= snowflake_max_id_until(x)
+//   snowflake_timestamp(id) <  x          id >= 0 AND id <= snowflake_max_id_before(x)
 //   snowflake_timestamp(id) =  x          id >= ..._since(x) AND id <= ..._until(x)
 //
 // x a timestamptz, or a date or timestamp without time zone, which the bound
@@ -25,7 +25,8 @@
 // conjuncts of WHERE and JOIN ... ON are rewritten, where NULL and false
 // mean the same.  What changes is only that an ERROR the original would
 // raise for an invalid (negative) id is not raised, which PostgreSQL's own
-// index conditions do too: a row outside the bounds is never evaluated.
+// index conditions do too: a row outside the bounds is never evaluated (an
+// upper bound comes with "id >= 0", so no negative id is inside them).
 // Only expressions without volatile functions, subqueries, set-returning
 // functions and aggregates are touched, since x (and the id) may then be
 // evaluated once per scan instead of once per row, or twice for "=".
@@ -261,6 +262,17 @@ Expr *bound_condition(const TimestampCall &call, TimeCmp cmp, Node *x) {
                          InvalidOid);
 }
 
+// "id >= 0": an upper bound alone would let a negative id (which no node
+// makes, and whose snowflake_timestamp is an error) pass as made before x.
+// A lower bound never does: the smallest is 0.
+Expr *not_negative(const TimestampCall &call) {
+    Const *zero = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false,
+                            FLOAT8PASSBYVAL);
+    return make_opclause(catalog.int8_ge, BOOLOID, false,
+                         reinterpret_cast<Expr *>(copy_node(call.id)),
+                         reinterpret_cast<Expr *>(zero), InvalidOid, InvalidOid);
+}
+
 // The comparison a function implements, read left to right, for a
 // timestamptz against a timestamptz, a date or a timestamp without time zone
 // (either way round).  false: not one of them.
@@ -315,27 +327,73 @@ Node *rewrite_comparison(OpExpr *op) {
         return nullptr;
     if (!OidIsValid(bound_function(call, TimeCmp::AtOrAfter, exprType(x))))
         return nullptr;
-    if (!equal)
+    if (!equal && (cmp == TimeCmp::AtOrAfter || cmp == TimeCmp::After))
         return reinterpret_cast<Node *>(bound_condition(call, cmp, x));
+    if (!equal)
+        return reinterpret_cast<Node *>(
+            make_andclause(list_of(not_negative(call), bound_condition(call, cmp, x))));
     return reinterpret_cast<Node *>(
         make_andclause(list_of(bound_condition(call, TimeCmp::AtOrAfter, x),
                                bound_condition(call, TimeCmp::AtOrBefore, x))));
+}
+
+// "id >= 0" of not_negative(), and the id it is about.
+bool is_not_negative(Node *n, Node **id) {
+    if (!IsA(n, OpExpr) || reinterpret_cast<OpExpr *>(n)->opno != catalog.int8_ge)
+        return false;
+    Node *r = static_cast<Node *>(lsecond(reinterpret_cast<OpExpr *>(n)->args));
+    if (!IsA(r, Const) || reinterpret_cast<Const *>(r)->constisnull ||
+        DatumGetInt64(reinterpret_cast<Const *>(r)->constvalue) != 0)
+        return false;
+    *id = static_cast<Node *>(linitial(reinterpret_cast<OpExpr *>(n)->args));
+    return true;
+}
+
+// A lower bound a rewrite made ("id >= snowflake_min_id_...(x)"), alone or
+// first in the pair an "=" becomes, on an id equal to `id`.
+bool is_lower_bound_on(Node *n, Node *id) {
+    if (is_andclause(n))
+        n = static_cast<Node *>(linitial(reinterpret_cast<BoolExpr *>(n)->args));
+    if (!IsA(n, OpExpr) || reinterpret_cast<OpExpr *>(n)->opno != catalog.int8_ge)
+        return false;
+    const List *args = reinterpret_cast<OpExpr *>(n)->args;
+    return IsA(lsecond(args), FuncExpr) && equal(linitial(args), id);
+}
+
+// Among conjuncts already rewritten: an upper bound's "id >= 0" is dropped
+// where a lower bound on the same id sits beside it (which excludes
+// negative ids already), so that a time window reads as two bounds.
+void drop_implied_not_negative(List *conjuncts) {
+    ListCell *lc;
+    foreach (lc, conjuncts) {
+        Node *n = static_cast<Node *>(lfirst(lc));
+        if (!is_andclause(n) || list_length(reinterpret_cast<BoolExpr *>(n)->args) != 2)
+            continue;
+        Node *id;
+        if (!is_not_negative(static_cast<Node *>(linitial(reinterpret_cast<BoolExpr *>(n)->args)),
+                             &id))
+            continue;
+        ListCell *other;
+        foreach (other, conjuncts) {
+            if (other != lc && is_lower_bound_on(static_cast<Node *>(lfirst(other)), id)) {
+                lfirst(lc) = lsecond(reinterpret_cast<BoolExpr *>(n)->args);
+                break;
+            }
+        }
+    }
 }
 
 // The top-level AND conjuncts of a qualification, rewritten in place.
 Node *rewrite_quals(Node *quals) {
     if (quals == nullptr)
         return nullptr;
-    if (IsA(quals, List)) {  // an implicit AND
+    if (IsA(quals, List) || is_andclause(quals)) {  // an implicit or explicit AND
+        List *conjuncts = IsA(quals, List) ? reinterpret_cast<List *>(quals)
+                                           : reinterpret_cast<BoolExpr *>(quals)->args;
         ListCell *lc;
-        foreach (lc, reinterpret_cast<List *>(quals))
+        foreach (lc, conjuncts)
             lfirst(lc) = rewrite_quals(static_cast<Node *>(lfirst(lc)));
-        return quals;
-    }
-    if (is_andclause(quals)) {
-        ListCell *lc;
-        foreach (lc, reinterpret_cast<BoolExpr *>(quals)->args)
-            lfirst(lc) = rewrite_quals(static_cast<Node *>(lfirst(lc)));
+        drop_implied_not_negative(conjuncts);
         return quals;
     }
     if (IsA(quals, OpExpr)) {
