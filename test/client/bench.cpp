@@ -66,6 +66,7 @@
 #include "cli.hpp"
 #include "pqxx_compat.hpp"
 #include "start_gate.hpp"
+#include "stats.hpp"
 
 namespace {
 
@@ -276,29 +277,6 @@ Options parse_args(int argc, char **argv) {
 }
 
 // ------------------------------------------------------------- statistics --
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double min_of(const std::vector<double> &v) {
-  return v.empty() ? std::nan("") : *std::min_element(v.begin(), v.end());
-}
-
-double max_of(const std::vector<double> &v) {
-  return v.empty() ? std::nan("") : *std::max_element(v.begin(), v.end());
-}
-
-// "median [min..max]" with the given printf precision.
-std::string spread(const std::vector<double> &v, int prec) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%.*f [%.*f..%.*f]", prec, median(v), prec, min_of(v), prec,
-                max_of(v));
-  return buf;
-}
 
 std::string fmt(const char *f, double x) {
   char buf[64];

@@ -32,6 +32,7 @@
 
 #include "cli.hpp"
 #include "start_gate.hpp"
+#include "stats.hpp"
 
 namespace {
 
@@ -140,12 +141,6 @@ class Sessions {
  private:
   std::vector<std::unique_ptr<pqxx::connection>> conns_;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 int sweep(const Options &o) {
   pqxx::connection admin(o.conn);

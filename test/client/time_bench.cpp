@@ -42,6 +42,7 @@
 
 #include "cli.hpp"
 #include "pqxx_compat.hpp"
+#include "stats.hpp"
 
 namespace {
 
@@ -99,21 +100,11 @@ Options parse_options(int argc, char **argv) {
   return o;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
+// The spread with a precision that suits the median's size.
 std::string spread(const std::vector<double> &v) {
   if (v.empty()) return "-";
-  char buf[128];
-  const int prec = median(v) < 10 ? 2 : (median(v) < 100 ? 1 : 0);
-  std::snprintf(buf, sizeof buf, "%.*f [%.*f..%.*f]", prec, median(v), prec,
-                *std::min_element(v.begin(), v.end()), prec,
-                *std::max_element(v.begin(), v.end()));
-  return buf;
+  const double m = median(v);
+  return ::spread(v, m < 10 ? 2 : (m < 100 ? 1 : 0));
 }
 
 std::string fixed(double x, int prec) {
