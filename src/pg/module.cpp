@@ -1,5 +1,6 @@
 // Module entry: PG_MODULE_MAGIC and _PG_init.
 #include "registry.hpp"
+#include "replicated_default_guard.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -37,6 +38,7 @@ static void init_module() {
         sfpg::register_registrar();
     }
     sfpg::register_wal_mark_rmgr();
+    sfpg::install_replicated_default_guard();
 }
 
 void _PG_init(void) { sfpg::firewall_void(init_module); }
