@@ -1,6 +1,7 @@
 #include <ctime>
 
 #include "../core/id_path.hpp"
+#include "citus_identity.hpp"
 #include "id_source.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
@@ -183,6 +184,15 @@ void handle_refusal(const snowflake::Result &r, WaitState *w) {
 bool recovery_done = false;
 
 [[noreturn]] void report_no_identity(const char *why) {
+    if (citus_mode())
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake.worker_id is not set and this node has no identity from Citus"),
+                 errdetail("%s", why ? why : "The Citus group id was not read yet."),
+                 errhint("With snowflake.citus_database set, a node takes its identity from its "
+                         "Citus group: add it to the cluster from the coordinator "
+                         "(citus_add_node), or on the coordinator register it "
+                         "(citus_set_coordinator_host); or set snowflake.worker_id.")));
     if (why != nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake.worker_id is not set and is waiting for the registry"),
@@ -221,8 +231,13 @@ void check_can_generate() {
     check_loaded_and_primary();
     int dc, worker;
     const char *why;
-    if (!node_identity(&dc, &worker, &why))
-        report_no_identity(why);
+    if (node_identity(&dc, &worker, &why))
+        return;
+    // A node just added to its Citus cluster: the group id is read at once.
+    if (citus_mode() && wait_for_citus_identity())
+        return;
+    (void)node_identity(&dc, &worker, &why);
+    report_no_identity(why);
 }
 
 namespace {

@@ -1,4 +1,5 @@
 // Module entry: PG_MODULE_MAGIC and _PG_init.
+#include "citus_identity.hpp"
 #include "registry.hpp"
 #include "replicated_default_guard.hpp"
 #include "reservation.hpp"
@@ -36,6 +37,7 @@ static void init_module() {
     if (!IsBinaryUpgrade) {
         sfpg::register_reserver();
         sfpg::register_registrar();
+        sfpg::register_citus_reader();
     }
     sfpg::register_wal_mark_rmgr();
     sfpg::install_replicated_default_guard();

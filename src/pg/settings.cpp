@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "../core/epoch.hpp"
+#include "citus_identity.hpp"
 #include "registry.hpp"
 #include "settings.hpp"
 #include "wall_clock.hpp"
@@ -391,6 +392,7 @@ void define_settings(bool preloading) {
     define_node_settings();
     node_settings_defined = true;
     define_registry_setting();
+    define_citus_setting();
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");
 #else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)

@@ -1,4 +1,5 @@
 // Shared memory: request, initialisation, and loading the durable mark.
+#include "citus_identity.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
@@ -103,6 +104,7 @@ void load_mark(SharedState *s) {
     check_upgrade_marker(have_file);
     if (have_file) {
         resume_recorded_claim(s, stored);
+        resume_recorded_citus_identity(s, stored);
         snowflake::ConfigVerdict v = snowflake::check_config_change(
             stored, g_layout, s->node_datacenter_id, s->node_worker_id);
         if (v.refused_setting)
@@ -159,6 +161,7 @@ void shmem_startup() {
         s->lock_tranche_id = LWLockNewTrancheId();
         LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
+        s->citus_reader_latch = nullptr;
         s->durable_writes = 0;
         pg_atomic_init_u64(&s->node, static_cast<uint64>(int64{-1}));
         set_node_identity(s, 0, -1);
@@ -191,8 +194,8 @@ void install_shmem_hooks() {
 }
 
 void publish_configured_identity(SharedState *s, bool take_lock) {
-    if (guc_worker_id < 0 && registry_configured())
-        return;  // the registrar publishes the claimed identity
+    if (guc_worker_id < 0 && (registry_configured() || citus_configured()))
+        return;  // the registrar (or the Citus reader) publishes the claimed identity
     if (take_lock)
         LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     set_node_identity(s, guc_datacenter_id, guc_worker_id);

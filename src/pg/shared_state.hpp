@@ -50,11 +50,14 @@ struct SharedState {
     int64_t durable_mark_unix_ms;  // what the state file says now (guarded by lock)
 
     alignas(PG_CACHE_LINE_SIZE) Latch *reserver_latch;  // set by the reserver, read to wake it
+    // Set by the worker that reads the Citus group id (citus_identity.hpp),
+    // read to wake it.
+    Latch *citus_reader_latch;
     // The reserver is waiting for synchronous standbys to confirm a mark (for
     // the message of a backend that gives up waiting for it).
     volatile bool reserver_waits_for_standbys;
 
-    // snowflake.registry's progress (guarded by lock).
+    // snowflake.registry's progress, or the Citus group id's (guarded by lock).
     alignas(PG_CACHE_LINE_SIZE) RegistryState registry_state;
     char registry_error[256];
     // The node identity is the registry claim of registry_node_key (set by
