@@ -51,9 +51,8 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus') THEN
         RAISE EXCEPTION 'snowflake_cluster_check() needs Citus'
             USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('It asks the nodes of the Citus cluster of this database, and '
-                                  'the citus extension is not installed in database %I.',
-                                  current_database()),
+                  DETAIL = 'It asks the nodes of the Citus cluster of this database, and Citus '
+                           'is not installed in this database.',
                   HINT = 'On a server without Citus, SELECT * FROM snowflake_status shows its identity.';
     END IF;
     EXECUTE 'SELECT groupid FROM pg_catalog.pg_dist_local_group' INTO v_group;
