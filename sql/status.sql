@@ -18,3 +18,10 @@ SELECT durable_mark >= (snowflake_parse(last_id)).ts AS mark_covers_last_id,
        durable_writes >= 1 AS mark_written,
        borrowed_ahead_ms = 0 AS not_borrowing
 FROM snowflake_status;
+
+-- A node whose clock never stepped back reports no step, also after its
+-- first ids had to wait for the first reservation.
+SELECT clock_backward_events, max_clock_backward_step_ms FROM snowflake_status;
+
+-- Where the identity comes from: the configuration here.
+SELECT identity_source FROM snowflake_status;

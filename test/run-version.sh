@@ -90,6 +90,12 @@ if [ "$V" = 15 ]; then
     run_suite client-node-pg bash "$SRC/test/scripts/clients.sh" node "$WORK/clients-node"
     run_suite client-libpqxx-batch bash "$SRC/test/scripts/clients.sh" libpqxx "$WORK/clients-libpqxx"
 fi
+# Every SQL example of README.md and docs/, with the output it shows.
+run_suite docs-examples bash "$SRC/test/scripts/docs.sh" "$WORK/docs"
+if [ "$V" = 18 ]; then
+    # Django 5.2 is Debian unstable's: the model pattern docs/adopting.md shows.
+    run_suite client-django bash "$SRC/test/scripts/clients.sh" django "$WORK/clients-django"
+fi
 run_suite bench-quick bash "$SRC/test/scripts/bench.sh" --quick "$WORK/bench"
 run_suite load-and-crash bash "$SRC/test/scripts/load_crash.sh" --quick "$WORK/load"
 run_suite tap tap

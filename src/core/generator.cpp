@@ -69,7 +69,12 @@ void adopt_word(GeneratorState *s, const Layout &layout, uint64_t word) {
     const int64_t ms = word_ms(layout, word);
     const uint64_t counter = word_counter(layout, word);
     if (ms > s->logical_high_ms) {
-        note_wall_clock(s, ms);
+        // A wall-clock reading of the fast path's, taken earlier: it raises
+        // the highest clock seen, but is no step back from a later reading
+        // (the slow path may have read the clock since), nor is the word a
+        // fresh node starts with.
+        if (ms > s->max_wall_ms)
+            s->max_wall_ms = ms;
         s->behind = false;
     }
     s->last_ms = ms;

@@ -55,8 +55,9 @@ void start_after_mark(GeneratorState *state, int64_t mark_ms);
 uint64_t word_of(const GeneratorState &state, const Layout &layout);
 
 // Loads an id word into the state.  A word past logical_high_ms was made by
-// the lock-free path from a wall-clock reading: it counts as one (for the
-// largest step back) and ends an episode of the clock behind.
+// the lock-free path from a wall-clock reading: it raises the highest clock
+// seen (a later step back is measured from it) and ends an episode of the
+// clock behind.  Being an earlier reading, it is never itself a step back.
 void adopt_word(GeneratorState *state, const Layout &layout, uint64_t word);
 
 struct Request {

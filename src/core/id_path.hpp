@@ -30,11 +30,16 @@
 
 namespace snowflake {
 
-// What the fast path reads besides the word -- after it, so that a clock
-// read can never be older than the word (a false step backwards).
+// What the fast path decides from besides the word.
 struct FastView {
     int64_t now_ms;       // wall clock, as a timestamp field
     int64_t node;         // node bits of this node's identity; -1: none
+    int64_t reserved_ms;  // the durable mark
+};
+
+// The node's identity and durable mark, as read by the fast path.
+struct NodeView {
+    int64_t node;         // node bits; -1: none
     int64_t reserved_ms;  // the durable mark
 };
 
@@ -95,16 +100,30 @@ struct AttemptResult {
     int64_t wait_for_ms;  // WaitNextMs
 };
 
-// One lock-free attempt to take up to `want` ids.  `view()` returns the
-// FastView; it is called after the word is loaded.  With use_fetch_add (see
+// One lock-free attempt to take up to `want` ids.  After loading the word it
+// reads, in this order:
+//   clock()     the wall clock as a timestamp field: after the word, so that
+//               it is never older than ids other processes issued (a false
+//               step backwards);
+//   identity()  the NodeView: after the clock, so that the identity an id
+//               carries was in force at a moment no earlier than the id's
+//               timestamp.  An identity change also retires the word
+//               (word_after_identity_change), so an add or swap prepared
+//               under the old identity fails: no id of the old identity is
+//               issued once the change is complete.
+// With use_fetch_add (see
 // fetch_add_safe) a single id is taken with one fetch-and-add; batches and
 // moves use compare-and-swap.  Retry: another process changed the word
 // first; the caller backs off and tries again.
-template <typename Word, typename View>
-AttemptResult try_fast(Word &word, View &&view, const Layout &l, int64_t want, int64_t first_seq,
-                       bool use_fetch_add) {
+template <typename Word, typename Clock, typename Identity>
+AttemptResult try_fast(Word &word, Clock &&clock, Identity &&identity, const Layout &l,
+                       int64_t want, int64_t first_seq, bool use_fetch_add) {
     uint64_t w = word.load();
-    const FastView v = view();
+    FastView v;
+    v.now_ms = clock();
+    const NodeView n = identity();
+    v.node = n.node;
+    v.reserved_ms = n.reserved_ms;
     const FastDecision d = decide_fast(w, v, l, want, first_seq);
     switch (d.step) {
     case FastStep::Take:

@@ -71,6 +71,20 @@ inline uint64_t word_used_up(const Layout &l, int64_t ms) {
     return word_pack(l, ms < 0 ? 0 : ms, 0, static_cast<uint64_t>(l.max_sequence()) + 1);
 }
 
+// The word after the node identity changed: the word's millisecond counts as
+// used up for every node, and the word is larger than before whenever it was
+// not used up already, so that an add or swap another process prepared under
+// the old identity fails and that process decides again.  The node bits are
+// all ones and the counter one past the last sequence number: every word of
+// the millisecond that can still take an id is below it, and a fetch-and-add
+// on it takes nothing (the same bound as fetch_add_safe applies).
+inline uint64_t word_after_identity_change(const Layout &l, uint64_t w) {
+    const int64_t all_nodes = ((int64_t{1} << l.timestamp_shift()) - 1) & ~l.max_sequence();
+    const uint64_t retired =
+        word_pack(l, word_ms(l, w), all_nodes, static_cast<uint64_t>(l.max_sequence()) + 1);
+    return retired > w ? retired : w;
+}
+
 // Whether up to `max_processes` processes may take ids with fetch-and-add
 // without the counter ever carrying out of its field: each adds past the last
 // sequence number at most once per millisecond, and the counter has room for

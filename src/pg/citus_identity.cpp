@@ -5,7 +5,7 @@
 #include "../core/group_identity.hpp"
 #include "../core/state_record.hpp"
 #include "citus_identity.hpp"
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -20,8 +20,6 @@ extern "C" {
 
 namespace sfpg {
 
-char *guc_citus_database = nullptr;
-
 namespace {
 
 // How often the worker reads the group id: a node added to the cluster, or
@@ -29,15 +27,6 @@ namespace {
 // Citus's own maintenance daemon wakes about as often on every node.
 constexpr long kPollMs = 2000;
 constexpr int64_t kWaitMs = 2000;      // how long a backend waits for it
-constexpr const char *kKeyPrefix = "citus:";
-
-// This node's key for an identity from Citus.
-void citus_key(char *buf, size_t len) {
-    char node[snowflake::kNodeKeyMaxLen + 1];
-    this_node_key(node, sizeof node);
-    snprintf(buf, len, "%s%s", kKeyPrefix, node);
-}
-
 // What the catalog says about this node.
 struct GroupReading {
     bool citus_installed;
@@ -104,7 +93,7 @@ void apply(SharedState *s, const GroupReading &g) {
                  "the citus extension is not installed in database \"%s\" "
                  "(snowflake.citus_database)",
                  guc_citus_database);
-        drop_claim(s, RegistryState::Waiting, why);
+        identity_drop_claim(s, RegistryState::Waiting, why);
         log_once(LOG, why);
         return;
     }
@@ -113,7 +102,7 @@ void apply(SharedState *s, const GroupReading &g) {
                  "this node is not part of a Citus cluster yet: it has no Citus group in "
                  "database \"%s\"",
                  guc_citus_database);
-        drop_claim(s, RegistryState::Waiting, why);
+        identity_drop_claim(s, RegistryState::Waiting, why);
         log_once(LOG, why);
         return;
     }
@@ -124,16 +113,16 @@ void apply(SharedState *s, const GroupReading &g) {
                  "and snowflake.worker_bits = %d number groups 0 to %lld",
                  static_cast<long long>(g.group), g_layout.datacenter_bits, g_layout.worker_bits,
                  static_cast<long long>(snowflake::groups_in_layout(g_layout) - 1));
-        drop_claim(s, RegistryState::Exhausted, why);
+        identity_drop_claim(s, RegistryState::Exhausted, why);
         log_once(WARNING, why);
         return;
     }
     char key[snowflake::kNodeKeyMaxLen + 1];
-    citus_key(key, sizeof key);
+    identity_citus_key(key, sizeof key);
     int old_dc, old_worker;
     char msg[256];
-    switch (adopt_claim(s, static_cast<int>(dc), static_cast<int>(worker), key, &old_dc,
-                        &old_worker)) {
+    switch (identity_adopt_claim(s, static_cast<int>(dc), static_cast<int>(worker), key, &old_dc,
+                                 &old_worker, IdentitySource::Citus)) {
     case Adopted::ConfiguredWins:
         ereport(LOG, (errmsg("snowflake citus identity: snowflake.worker_id is set; the "
                              "configured identity is used")));
@@ -175,25 +164,6 @@ void forget_latch(int, Datum) {
 
 }  // namespace
 
-void define_citus_setting() {
-    DefineCustomStringVariable(
-        "snowflake.citus_database",
-        "Database of the Citus cluster from whose group id a node with no worker_id takes its "
-        "(datacenter_id, worker_id).",
-        nullptr, &guc_citus_database, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-    if (citus_configured() && registry_configured())
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("snowflake.registry and snowflake.citus_database are both set"),
-                        errdetail("A node takes its identity from one source: snowflake.worker_id, "
-                                  "else the registry, or the Citus group id."),
-                        errhint("Remove one of them from postgresql.conf (or "
-                                "postgresql.auto.conf) and start the server again.")));
-}
-
-bool citus_configured() { return guc_citus_database != nullptr && guc_citus_database[0] != '\0'; }
-
-bool citus_mode() { return guc_worker_id < 0 && citus_configured(); }
-
 void register_citus_reader() {
     if (!citus_mode())
         return;
@@ -201,30 +171,12 @@ void register_citus_reader() {
                     BGWORKER_BACKEND_DATABASE_CONNECTION);
 }
 
-void resume_recorded_citus_identity(SharedState *s, const snowflake::StateRecord &stored) {
-    if (!citus_mode() || strncmp(stored.registry_node_key, kKeyPrefix, strlen(kKeyPrefix)) != 0)
-        return;
-    char key[snowflake::kNodeKeyMaxLen + 1];
-    citus_key(key, sizeof key);
-    if (strcmp(key, stored.registry_node_key) != 0) {
-        ereport(LOG, (errmsg("snowflake: snowflake.state holds the Citus identity of node %s, "
-                             "not of this node (%s); reading the group id anew",
-                             stored.registry_node_key, key)));
-        return;
-    }
-    if (resume_claim(s, stored, key))
-        ereport(LOG, (errmsg("snowflake: resuming the identity from Citus recorded in "
-                             "snowflake.state: datacenter_id %d worker_id %d",
-                             s->node_datacenter_id, s->node_worker_id)));
-}
-
 bool wait_for_citus_identity() {
     SharedState *s = g_shared;
     const int64_t deadline = monotonic_ms() + kWaitMs;
     for (;;) {
-        int dc, worker;
-        const char *why;
-        if (node_identity(&dc, &worker, &why))
+        IdentityView v;
+        if (identity_in_use(&v))
             return true;
         if (monotonic_ms() >= deadline)
             return false;
@@ -257,7 +209,7 @@ static void citus_reader_body() {
              "the \"snowflake citus identity\" worker has not connected to database \"%s\" "
              "(snowflake.citus_database) yet: does it exist?",
              guc_citus_database);
-    note_claim_failure(s, RegistryState::Waiting, why);
+    identity_note_registry_failure(s, RegistryState::Waiting, why);
     BackgroundWorkerInitializeConnection(guc_citus_database, nullptr, 0);
     before_shmem_exit(forget_latch, 0);
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
@@ -269,7 +221,7 @@ static void citus_reader_body() {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
         }
-        if (configured_identity(s)) {
+        if (identity_is_configured(s)) {
             ereport(LOG, (errmsg("snowflake citus identity: snowflake.worker_id is set; the "
                                  "configured identity is used")));
             proc_exit(0);  // not restarted

@@ -1,11 +1,11 @@
-// The node identity from the Citus cluster (snowflake.citus_database): a node
-// with no snowflake.worker_id takes its (datacenter_id, worker_id) from its
-// Citus group id (core/group_identity.hpp), so a node added to the cluster
-// issues ids with no per-node setting.  One more source of the identity,
-// beside the configuration and the registry, with the registry's rules for
-// claims (registry.hpp): a configured worker_id always wins; the identity is
-// recorded in snowflake.state under the key "citus:" + this node's key and
-// resumed at start by this node only.
+// The node identity from the Citus cluster (snowflake.citus_database): the
+// worker that reads a node's Citus group id, so that a node added to the
+// cluster issues ids with no per-node setting.  How the group becomes the
+// node identity -- a claim of source Citus: second to a configured
+// snowflake.worker_id, recorded in snowflake.state under the key "citus:" +
+// this node's key and resumed at start by this node only -- is
+// node_identity.hpp's business; the mapping of a group to (datacenter_id,
+// worker_id) is core/group_identity.hpp's.  This is the reader.
 //
 // Where it is read: the group id lives in Citus's catalog
 // (pg_dist_local_group, with pg_dist_node), readable only inside the
@@ -13,8 +13,7 @@
 // configured identity, cannot read it; a background worker ("snowflake
 // citus identity") connected to snowflake.citus_database reads it at start,
 // every 2 seconds, and at once when a backend finds no identity (that
-// backend waits for it up to 2 seconds).  It publishes the identity under
-// the generator lock.
+// backend waits for it up to 2 seconds).
 //
 // When the node has one: group g > 0 (Citus's metadata sync sets it on a
 // worker it adds), or group 0 while pg_dist_node lists nodes (the
@@ -34,35 +33,10 @@
 // ids of different clusters may collide.
 #pragma once
 
-namespace snowflake {
-struct StateRecord;
-}
-
 namespace sfpg {
-
-struct SharedState;
-
-extern char *guc_citus_database;
-
-// Defines snowflake.citus_database (postmaster context; call while
-// preloading, after snowflake.registry): refuses to start when both are
-// set.
-void define_citus_setting();
-
-// Whether snowflake.citus_database is set.
-bool citus_configured();
-
-// Whether the node takes its identity from Citus: snowflake.citus_database
-// is set and snowflake.worker_id is not.
-bool citus_mode();
 
 // Registers the background worker if the node needs it (while preloading).
 void register_citus_reader();
-
-// In the postmaster once the state file is read: in Citus mode, if `stored`
-// holds this node's identity from Citus, it becomes the node identity at
-// once (the worker confirms it from the catalog right after).
-void resume_recorded_citus_identity(SharedState *s, const snowflake::StateRecord &stored);
 
 // In a backend that found no identity in Citus mode: wakes the worker and
 // waits (up to 2 s) for it to read the group id.  True if the node has an

@@ -1,6 +1,6 @@
 // snowflake_status(): one row describing the generator (the view of the same
 // name selects from it).
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "wall_clock.hpp"
@@ -30,6 +30,7 @@ enum StatusColumn {
     kDurableMark,
     kDurableWrites,
     kLifetimeEnd,
+    kIdentitySource,  // 1.4
     kNumColumns
 };
 
@@ -46,7 +47,6 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     LWLockAcquire(&s->lock, LW_SHARED);
     const snowflake::GeneratorState gen = s->gen;
     const uint64 durable_writes = s->durable_writes;
-    const int64 durable_mark = s->durable_mark_unix_ms;
     LWLockRelease(&s->lock);
     const uint64 word = pg_atomic_read_u64(&s->word);
     // The lock-free path counts per process: sum the slots.
@@ -73,12 +73,11 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     v[kDatacenterBits] = Int32GetDatum(l.datacenter_bits);
     v[kWorkerBits] = Int32GetDatum(l.worker_bits);
     v[kSequenceBits] = Int32GetDatum(l.sequence_bits);
-    // The identity in use: configured, or claimed from the registry.
-    int dc = sfpg::guc_datacenter_id, worker = -1;
-    const char *why;
-    const bool has_identity = sfpg::node_identity(&dc, &worker, &why);
-    v[kDatacenterId] = Int32GetDatum(dc);
-    v[kWorkerId] = Int32GetDatum(worker);
+    // The identity in use: configured (or kept), or claimed from the registry.
+    sfpg::IdentityView id;
+    const bool has_identity = sfpg::identity_in_use(&id);
+    v[kDatacenterId] = Int32GetDatum(id.datacenter_id);
+    v[kWorkerId] = Int32GetDatum(id.worker_id);
     nulls[kWorkerId] = !has_identity;
     v[kPolicy] = CStringGetTextDatum(snowflake::clock_policy_name(
         static_cast<snowflake::ClockPolicy>(sfpg::guc_clock_policy)));
@@ -92,9 +91,18 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     v[kMaxBackwardStepMs] = Int64GetDatum(gen.max_backward_ms);
     const int64 word_ms = snowflake::word_ms(l, word);
     v[kBorrowedMs] = Int64GetDatum(word_ms > now ? word_ms - now : 0);
-    v[kDurableMark] = durable_mark < 0 ? Datum(0) : sfpg::unix_ms_to_timestamptz(durable_mark);
-    nulls[kDurableMark] = durable_mark < 0;
+    // The mark in force: in the state file, or (on a standby, after redo)
+    // in the WAL.
+    const int64 mark = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    v[kDurableMark] = mark < 0 ? Datum(0) : sfpg::unix_ms_to_timestamptz(mark + l.epoch_ms);
+    nulls[kDurableMark] = mark < 0;
     v[kDurableWrites] = Int64GetDatum(static_cast<int64>(durable_writes));
     v[kLifetimeEnd] = sfpg::unix_ms_to_timestamptz(l.lifetime_end_unix_ms());
+    v[kIdentitySource] = CStringGetTextDatum(sfpg::identity_source_name(id));
+    // An installation still at an older extension version declares fewer
+    // columns: fill those it has.
+    if (tupdesc->natts > kNumColumns || tupdesc->natts < kIdentitySource)
+        elog(ERROR, "snowflake_status() declares %d columns, expected %d or %d", tupdesc->natts,
+             static_cast<int>(kIdentitySource), static_cast<int>(kNumColumns));
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
 }

@@ -3,7 +3,7 @@
 #include "../core/id_path.hpp"
 #include "citus_identity.hpp"
 #include "id_source.hpp"
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -101,6 +101,13 @@ void wait_for_clock(const snowflake::Result &r, WaitState *w) {
 }
 
 void wait_for_reservation(WaitState *w) {
+    if (!IsUnderPostmaster) {
+        // Single-user mode runs no background workers: this backend is the
+        // whole server, and extends the mark itself (state file, then WAL).
+        (void)reserve_ahead(g_shared);
+        CHECK_FOR_INTERRUPTS();
+        return;
+    }
     const int64_t mono = monotonic_ms();
     if (w->reservation_deadline < 0)
         w->reservation_deadline = mono + kReservationTimeoutMs;
@@ -173,7 +180,11 @@ void handle_refusal(const snowflake::Result &r, WaitState *w) {
     case snowflake::Outcome::ClockBeforeEpoch:
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("system clock is %lld ms before snowflake.epoch",
-                               static_cast<long long>(r.behind_ms))));
+                               static_cast<long long>(r.behind_ms)),
+                        errdetail("Ids count milliseconds from snowflake.epoch; no id can be "
+                                  "made before it."),
+                        errhint("Check the time source (NTP) of this server, or the value of "
+                                "snowflake.epoch.")));
         pg_unreachable();
     case snowflake::Outcome::LifetimeOver:
         lifetime_error(r.wait_for_ms);
@@ -229,15 +240,14 @@ void check_loaded_and_primary() {
 
 void check_can_generate() {
     check_loaded_and_primary();
-    int dc, worker;
-    const char *why;
-    if (node_identity(&dc, &worker, &why))
+    IdentityView v;
+    if (identity_in_use(&v))
         return;
     // A node just added to its Citus cluster: the group id is read at once.
     if (citus_mode() && wait_for_citus_identity())
         return;
-    (void)node_identity(&dc, &worker, &why);
-    report_no_identity(why);
+    (void)identity_in_use(&v);
+    report_no_identity(v.waiting_for_registry);
 }
 
 namespace {
@@ -271,8 +281,8 @@ bool take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r) {
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     // The identity is the node's, read under the lock: a reload applies at
     // once, even to a running statement.
-    req.datacenter_id = s->node_datacenter_id;
-    req.worker_id = s->node_worker_id;
+    req.datacenter_id = s->identity.datacenter_id;
+    req.worker_id = s->identity.worker_id;
     if (unlikely(req.worker_id < 0)) {
         LWLockRelease(&s->lock);
         return false;
@@ -289,16 +299,19 @@ bool take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r) {
 
 namespace {
 
-// Read after the word (try_fast calls it after loading it): a clock read
-// before the word could be older than ids other processes issued meanwhile
-// -- a false step backwards.
-snowflake::FastView fast_view(SharedState *s) {
+// The fast path's reads besides the word, in the order try_fast makes them
+// (core/id_path.hpp says why): the clock after the word, the identity and
+// the mark after the clock.  The barriers keep the compiler (and, for the
+// loads, the CPU) from moving a read before the one it must follow.
+int64_t fast_clock() {
     pg_read_barrier();
-    snowflake::FastView v;
-    v.node = static_cast<int64>(pg_atomic_read_u64(&s->node));
-    v.reserved_ms = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
-    v.now_ms = id_now_ms();
-    return v;
+    return id_now_ms();
+}
+
+snowflake::NodeView fast_identity(SharedState *s) {
+    pg_read_barrier();
+    return snowflake::NodeView{static_cast<int64>(pg_atomic_read_u64(&s->node)),
+                               static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms))};
 }
 
 // Everything but one uncontended lock-free attempt: retries, waits for the
@@ -317,8 +330,9 @@ pg_noinline int64_t take_ids_loop(int64_t want, int64_t *first) {
     WaitState w;
     unsigned failures = 0;
     for (;;) {
-        const snowflake::AttemptResult a = snowflake::try_fast(
-            word, [s] { return fast_view(s); }, g_layout, want, first_seq, s->use_fetch_add);
+        const snowflake::AttemptResult a =
+            snowflake::try_fast(word, fast_clock, [s] { return fast_identity(s); }, g_layout, want,
+                                first_seq, s->use_fetch_add);
         switch (a.outcome) {
         case snowflake::Attempt::Issued:
             count_issued(counters, a.first_id, a.count);
@@ -359,8 +373,9 @@ int64_t take_ids(int64_t want, int64_t *first) {
     if (likely(!guc_random_sequence_start)) {
         SharedState *s = g_shared;
         SharedWord word{&s->word};
-        const snowflake::AttemptResult a = snowflake::try_fast(
-            word, [s] { return fast_view(s); }, g_layout, want, 0, s->use_fetch_add);
+        const snowflake::AttemptResult a =
+            snowflake::try_fast(word, fast_clock, [s] { return fast_identity(s); }, g_layout, want,
+                                0, s->use_fetch_add);
         if (likely(a.outcome == snowflake::Attempt::Issued)) {
             count_issued(my_counters(), a.first_id, a.count);
             *first = a.first_id;

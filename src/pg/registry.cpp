@@ -19,23 +19,20 @@
 #include <unistd.h>
 
 #include "../core/state_record.hpp"
+#include "node_identity.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
-#include "state_file.hpp"
 
 #include "registry_client.hpp"
 
 #include "firewall.hpp"
 extern "C" {
 #include "catalog/pg_type.h"
-#include "postmaster/postmaster.h"
 }
 
 namespace sfpg {
-
-char *guc_registry = nullptr;
 
 namespace {
 
@@ -51,8 +48,6 @@ void handle_sigterm(SIGNAL_ARGS) {
     SetLatch(MyLatch);
     errno = save_errno;
 }
-
-bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
 
 [[noreturn]] void stop_for_configured_identity() {
     ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
@@ -92,9 +87,9 @@ bool registry_schema(PGconn *conn, char *schema, size_t len, char *msg, size_t m
 // registry confirmed.
 bool claim_once(SharedState *s, bool *first_confirmation) {
     char key[snowflake::kNodeKeyMaxLen + 1];
-    this_node_key(key, sizeof key);
+    identity_node_key(key, sizeof key);
     int held_dc, held_worker;
-    const bool holding = held_claim(s, &held_dc, &held_worker);
+    const bool holding = identity_held_claim(s, &held_dc, &held_worker);
 
     char msg[512];
     PGconn *conn;
@@ -106,7 +101,7 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
         if (conn)
             PQfinish(conn);
         ereport(LOG, (errmsg("snowflake registrar: %s", msg)));
-        note_claim_failure(s, RegistryState::Waiting, msg);
+        identity_note_registry_failure(s, RegistryState::Waiting, msg);
         return false;
     }
 
@@ -156,12 +151,12 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
         char why[600];
         snprintf(why, sizeof why, "%s%s", refused ? "the registry refused the claim: " : "", msg);
         ereport(LOG, (errmsg("snowflake registrar: %s", why)));
-        note_claim_failure(s, exhausted ? RegistryState::Exhausted : RegistryState::Waiting, why);
+        identity_note_registry_failure(s, exhausted ? RegistryState::Exhausted : RegistryState::Waiting, why);
         return false;
     }
 
     int old_dc, old_worker;
-    switch (adopt_claim(s, dc, worker, key, &old_dc, &old_worker)) {
+    switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker)) {
     case Adopted::ConfiguredWins:
         stop_for_configured_identity();
     case Adopted::New:
@@ -189,200 +184,10 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
 
 }  // namespace
 
-// This node's key in the registry: system identifier, host name and port.
-// Bytes that cannot be recorded in the state file (none in a real host name)
-// become '_'.
-void this_node_key(char *buf, size_t len) {
-    char host[256] = "unknown";
-    if (gethostname(host, sizeof host - 1) != 0)
-        strlcpy(host, "unknown", sizeof host);
-    host[sizeof host - 1] = '\0';
-    for (char *p = host; *p; p++) {
-        const unsigned char c = static_cast<unsigned char>(*p);
-        if (c <= ' ' || c > '~')
-            *p = '_';
-    }
-    snprintf(buf, len, "%llu:%s:%d", static_cast<unsigned long long>(GetSystemIdentifier()), host,
-             PostPortNumber);
-}
-
-// Whether a configured identity is in use (then no claim is ever adopted).
-bool configured_identity(SharedState *s) {
-    LWLockAcquire(&s->lock, LW_SHARED);
-    const bool configured = s->node_worker_id >= 0 && !s->identity_claimed;
-    LWLockRelease(&s->lock);
-    return configured;
-}
-
-// The claim the node holds, if any.
-bool held_claim(SharedState *s, int *dc, int *worker) {
-    LWLockAcquire(&s->lock, LW_SHARED);
-    const bool held = s->identity_claimed;
-    *dc = s->node_datacenter_id;
-    *worker = s->node_worker_id;
-    LWLockRelease(&s->lock);
-    return held;
-}
-
-// Records why there is no claim where backends can see it.  A node that
-// holds a claim keeps it (and its state) when a renewal fails.
-void note_claim_failure(SharedState *s, RegistryState state, const char *error) {
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (!s->identity_claimed) {
-        strlcpy(s->registry_error, error, sizeof s->registry_error);
-        s->registry_state = state;
-    }
-    LWLockRelease(&s->lock);
-}
-
-// Makes the registry's answer the node identity, unless a configured
-// identity is in use: decided under the lock, so a worker_id set and
-// reloaded while the claim was on its way wins.
-Adopted adopt_claim(SharedState *s, int dc, int worker, const char *key, int *old_dc,
-                    int *old_worker) {
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (s->node_worker_id >= 0 && !s->identity_claimed) {
-        LWLockRelease(&s->lock);
-        return Adopted::ConfiguredWins;
-    }
-    Adopted result = Adopted::New;
-    if (s->identity_claimed)
-        result = s->node_datacenter_id == dc && s->node_worker_id == worker ? Adopted::Same
-                                                                             : Adopted::Moved;
-    *old_dc = s->node_datacenter_id;
-    *old_worker = s->node_worker_id;
-    set_node_identity(s, dc, worker);
-    s->identity_claimed = true;
-    strlcpy(s->registry_node_key, key, sizeof s->registry_node_key);
-    s->registry_error[0] = '\0';
-    s->registry_state = RegistryState::Claimed;
-    if (result != Adopted::Same)
-        s->claims_adopted++;  // the reserver records it in the state file
-    Latch *reserver = s->reserver_latch;
-    LWLockRelease(&s->lock);
-    if (result != Adopted::Same && reserver)
-        SetLatch(reserver);
-    return result;
-}
-
-void drop_claim(SharedState *s, RegistryState state, const char *why) {
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    const bool held = s->identity_claimed;
-    if (held) {
-        set_node_identity(s, s->node_datacenter_id, -1);
-        s->identity_claimed = false;
-        s->registry_node_key[0] = '\0';
-        s->claims_adopted++;  // the reserver records that there is none
-    }
-    if (s->node_worker_id < 0) {
-        strlcpy(s->registry_error, why, sizeof s->registry_error);
-        s->registry_state = state;
-    }
-    Latch *reserver = s->reserver_latch;
-    LWLockRelease(&s->lock);
-    if (held && reserver)
-        SetLatch(reserver);
-}
-
-bool resume_claim(SharedState *s, const snowflake::StateRecord &stored, const char *key) {
-    const snowflake::Layout &l = stored.layout;
-    if (l.datacenter_bits != g_layout.datacenter_bits || l.worker_bits != g_layout.worker_bits ||
-        stored.datacenter_id < 0 || stored.datacenter_id > g_layout.max_datacenter_id() ||
-        stored.worker_id < 0 || stored.worker_id > g_layout.max_worker_id())
-        return false;  // other widths: start-up refuses them anyway
-    set_node_identity(s, static_cast<int>(stored.datacenter_id), static_cast<int>(stored.worker_id));
-    s->identity_claimed = true;
-    strlcpy(s->registry_node_key, key, sizeof s->registry_node_key);
-    s->registry_state = RegistryState::Claimed;
-    return true;
-}
-
-void define_registry_setting() {
-    DefineCustomStringVariable(
-        "snowflake.registry",
-        "libpq connection string of a registry server from which a node with no worker_id claims "
-        "its (datacenter_id, worker_id) at start.",
-        nullptr, &guc_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
-}
-
 void register_registrar() {
     if (!registry_mode())
         return;
     register_worker("snowflake registrar", "snowflake_registrar_main", 5);
-}
-
-bool registry_configured() { return guc_registry != nullptr && guc_registry[0] != '\0'; }
-
-bool node_identity(int *datacenter_id, int *worker_id, const char **why) {
-    // Plain data copied under the lock; the error text into a static buffer.
-    static char reason[sizeof(SharedState::registry_error)];
-    SharedState *s = g_shared;
-    *why = nullptr;
-    if (s == nullptr)
-        return false;
-    LWLockAcquire(&s->lock, LW_SHARED);
-    *datacenter_id = s->node_datacenter_id;
-    *worker_id = s->node_worker_id;
-    const bool waiting = *worker_id < 0 && s->registry_state != RegistryState::None;
-    if (waiting)
-        strlcpy(reason, s->registry_error[0] ? s->registry_error : "no answer from the registry yet",
-                sizeof reason);
-    LWLockRelease(&s->lock);
-    if (waiting)
-        *why = reason;
-    return *worker_id >= 0;
-}
-
-void resume_recorded_claim(SharedState *s, const snowflake::StateRecord &stored) {
-    if (!registry_mode() || stored.registry_node_key[0] == '\0')
-        return;  // a configured identity, or a record of one: not a claim
-    char key[snowflake::kNodeKeyMaxLen + 1];
-    this_node_key(key, sizeof key);
-    if (strcmp(key, stored.registry_node_key) != 0) {
-        ereport(LOG, (errmsg("snowflake: snowflake.state holds the registry claim of node %s, "
-                             "not of this node (%s); claiming anew",
-                             stored.registry_node_key, key)));
-        return;
-    }
-    if (!resume_claim(s, stored, key))
-        return;
-    ereport(LOG, (errmsg("snowflake: resuming the registry claim of node %s recorded in "
-                         "snowflake.state: datacenter_id %d worker_id %d",
-                         key, s->node_datacenter_id, s->node_worker_id)));
-}
-
-void record_identity(snowflake::StateRecord *r) {
-    SharedState *s = g_shared;
-    // The postmaster writes the last record after every other process has
-    // exited (record_exact_mark): nothing to lock against, and no PGPROC.
-    const bool lock = IsUnderPostmaster;
-    if (lock)
-        LWLockAcquire(&s->lock, LW_SHARED);
-    r->datacenter_id = s->node_datacenter_id;
-    r->worker_id = s->node_worker_id;
-    if (s->identity_claimed)
-        strlcpy(r->registry_node_key, s->registry_node_key, sizeof r->registry_node_key);
-    else
-        r->registry_node_key[0] = '\0';
-    if (lock)
-        LWLockRelease(&s->lock);
-}
-
-void record_new_claim(SharedState *s) {
-    LWLockAcquire(&s->lock, LW_SHARED);
-    const uint32_t adopted = s->claims_adopted;
-    const bool wanted = adopted != s->claims_recorded;
-    const int64_t mark = s->durable_mark_unix_ms;
-    LWLockRelease(&s->lock);
-    if (!wanted)
-        return;
-    // The mark the state file holds already, now with the claim: the claim
-    // survives a crash even before the node's first id.
-    write_state_file(current_record(mark));
-    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    s->claims_recorded = adopted;
-    s->durable_writes++;
-    LWLockRelease(&s->lock);
 }
 
 }  // namespace sfpg
@@ -396,7 +201,7 @@ static void registrar_body() {
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
     SharedState *s = g_shared;
-    note_claim_failure(s, RegistryState::Waiting, "no answer from the registry yet");
+    identity_note_registry_failure(s, RegistryState::Waiting, "no answer from the registry yet");
     // Claim (or confirm the resumed claim) now, then renew every minute.
     // Failures are logged with the reason at every attempt; retries double
     // from 1 s, up to 10 s while the node has no pair and up to the renewal
@@ -406,7 +211,7 @@ static void registrar_body() {
     for (;;) {
         if (got_sigterm)
             stop_on_sigterm();
-        if (configured_identity(s))
+        if (identity_is_configured(s))
             stop_for_configured_identity();
         long wait_ms;
         if (claim_once(s, &first_confirmation)) {
@@ -414,7 +219,7 @@ static void registrar_body() {
             retry_ms = kRetryMs;
         } else {
             int dc, worker;
-            const long cap = held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
+            const long cap = identity_held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
             wait_ms = retry_ms;
             retry_ms = retry_ms * 2 > cap ? cap : retry_ms * 2;
         }

@@ -22,13 +22,16 @@ constexpr long kReserverTickMs = 50;
 
 // Extends the reservation if it is running low: the new mark is written to
 // the state file and the WAL *before* it is published to backends.  Runs in
-// the reserver only.  Takes and releases the generator lock itself; ereports
-// ERROR on I/O failure.
-void reserve_ahead(SharedState *s);
+// the reserver (and in a single-user backend, which has none).  Takes and
+// releases the generator lock itself; ereports ERROR on I/O failure.
+// Returns whether the node was active (ids issued or a reservation wanted)
+// since the last call.
+bool reserve_ahead(SharedState *s);
 
-// on_shmem_exit callback of the postmaster: lowers the state file's mark to
-// the last id's millisecond once no process can issue ids any more.
-void record_exact_mark(int code, uintptr_t arg);  // arg: an unused Datum
+// on_shmem_exit callback of the postmaster: on a clean exit, sets the state
+// file's mark to the last id's millisecond (or, on a standby, the last mark
+// replayed) once no process can issue ids any more.
+void record_final_mark(int code, uintptr_t arg);  // arg: an unused Datum
 
 // Registers the reserver background worker (while preloading).
 void register_reserver();

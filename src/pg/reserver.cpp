@@ -1,7 +1,7 @@
 // The durable high-water mark and the background worker that extends it.
 #include <csignal>
 
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -21,6 +21,11 @@ namespace {
 
 // The id word when the reserver last looked: unchanged means the node is idle.
 uint64 seen_word = 0;
+
+// Ticks in a row without activity, and how many make the reserver sleep
+// until it is woken (a backend needing a reservation, a reload, a claim).
+int idle_ticks = 0;
+constexpr int kIdleTicksBeforeSleep = 20;  // 1 s
 
 // Every exit (terminated, an ERROR in a write, postmaster death) leaves no
 // latch behind for backends to set.
@@ -42,13 +47,13 @@ void publish_mark(SharedState *s, int64_t mark_ms) {
         pg_atomic_write_u64(&s->reserved_ms, static_cast<uint64>(mark_ms));
     s->reservation_wanted = false;
     s->durable_writes++;
-    s->durable_mark_unix_ms = mark_ms + g_layout.epoch_ms;
+    s->file_mark_unix_ms = mark_ms + g_layout.epoch_ms;
     LWLockRelease(&s->lock);
 }
 
 }  // namespace
 
-void reserve_ahead(SharedState *s) {
+bool reserve_ahead(SharedState *s) {
     const int64_t now = wall_clock_unix_ms() - g_layout.epoch_ms;
     const uint64 word = pg_atomic_read_u64(&s->word);
     const int64_t last_ms = snowflake::word_ms(g_layout, word);
@@ -65,39 +70,46 @@ void reserve_ahead(SharedState *s) {
     const bool active = wanted || word != seen_word;
     seen_word = word;
     if (base < 0 || !active || reserved - base >= kReserveLowWaterMs)
-        return;
+        return active;
     int64_t mark = base + kReserveWindowMs;
     if (mark > g_layout.max_timestamp())
         mark = g_layout.max_timestamp();
     if (mark <= reserved)
-        return;
+        return active;
     // Durable first, published second: an id above the old mark exists only
     // once the new mark would survive a crash (state file) and a failover or
     // point-in-time restore (WAL).
     write_state_file(current_record(mark + g_layout.epoch_ms));
     const uint64_t end = log_mark(mark + g_layout.epoch_ms);
     if (!wait_for_sync_standbys(end))
-        return;  // terminating before the standbys confirmed it: not published
+        return active;  // terminating before the standbys confirmed it: not published
     publish_mark(s, mark);
+    return active;
 }
 
-void record_exact_mark(int, uintptr_t) {
-    // In the postmaster, after every other process has exited (shutdown, or
-    // shared memory being reinitialised after a crash): no id can be issued
-    // any more, so the word's millisecond is at or above every id ever issued
-    // here, and the reservation beyond it can be given back.  Without this, a
-    // restart would find the mark up to kReserveWindowMs ahead of the clock.
-    // Only ever lowers the mark to that exact value; a failure leaves the
-    // higher, still safe, mark in place.
+void record_final_mark(int code, uintptr_t) {
+    // In the postmaster (or a single-user backend) at exit, after every
+    // other process has exited: no id can be issued any more, so the word's
+    // millisecond is at or above every id ever issued here and the state
+    // file can hold exactly it.  That gives back the reservation beyond the
+    // last id (a restart would otherwise find the mark up to
+    // kReserveWindowMs ahead of the clock), and on a standby it records the
+    // last mark replayed from the WAL (redo writes the file lazily).
+    //
+    // Only on a clean exit: after a crash, PostgreSQL reinitialises shared
+    // memory because it may be corrupt, and the higher mark already in the
+    // file is the safe one to keep.  A failure is logged and leaves the old
+    // file, also safe; never more than LOG here (an fsync failure would be
+    // PANIC under data_sync_retry = off, in the postmaster).
     SharedState *s = g_shared;
-    if (s == nullptr || s->durable_mark_unix_ms < 0)
+    if (code != 0 || s == nullptr)
         return;
     const int64_t exact = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
     const int64_t exact_unix = exact + g_layout.epoch_ms;
-    if (exact < 0 || exact_unix >= s->durable_mark_unix_ms)
+    if (exact < 0 || (s->file_mark_unix_ms < 0 && exact == 0) || exact_unix == s->file_mark_unix_ms)
         return;
     if (write_state_file_or_log(current_record(exact_unix)))
-        s->durable_mark_unix_ms = exact_unix;
+        s->file_mark_unix_ms = exact_unix;
 }
 
 void wake_reserver(SharedState *s) {
@@ -130,9 +142,10 @@ PGDLLEXPORT void snowflake_reserver_main(Datum arg);
 
 static void reserver_body() {
     using namespace sfpg;
-    // die: a SIGTERM also cuts a wait for synchronous standbys short; the
-    // loop then exits through CHECK_FOR_INTERRUPTS (exit code 1: restarted
-    // unless the server is shutting down).
+    // die: a SIGTERM also cuts a wait for synchronous standbys short.  The
+    // loop then exits itself (code 1: restarted unless the server is
+    // shutting down), without the FATAL that CHECK_FOR_INTERRUPTS would log
+    // at every clean shutdown.
     pqsignal(SIGTERM, die);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     BackgroundWorkerUnblockSignals();
@@ -148,19 +161,25 @@ static void reserver_body() {
     // Only new ids (or a waiting backend) make the node active: a restart
     // alone must not push the mark ahead of the clock.
     seen_word = pg_atomic_read_u64(&s->word);
-    publish_configured_identity(s, true);
+    identity_after_reload(s);
 
     for (;;) {
-        CHECK_FOR_INTERRUPTS();
+        if (ProcDiePending)
+            proc_exit(1);
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
-            publish_configured_identity(s, true);
+            identity_after_reload(s);
         }
-        record_new_claim(s);
-        reserve_ahead(s);
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kReserverTickMs,
-                        PG_WAIT_EXTENSION);
+        identity_record_new_claim(s);
+        idle_ticks = reserve_ahead(s) ? 0 : idle_ticks + 1;
+        // Idle, sleep until woken: a backend that needs the mark extended
+        // wakes it (the first id after an idle spell waits for one
+        // reservation, a few ms), and so do a reload, a registry claim and
+        // a shutdown.
+        const bool sleep = idle_ticks >= kIdleTicksBeforeSleep;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (sleep ? 0 : WL_TIMEOUT),
+                        sleep ? -1 : kReserverTickMs, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
     }
 }

@@ -10,12 +10,15 @@
 #include <cstring>
 
 #include "../core/epoch.hpp"
-#include "citus_identity.hpp"
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "settings.hpp"
-#include "wall_clock.hpp"
+#include "shared_state.hpp"
 
 #include "pg_includes.hpp"
+extern "C" {
+#include "access/xact.h"
+#include "utils/guc_tables.h"
+}
 
 namespace sfpg {
 
@@ -24,6 +27,8 @@ int guc_datacenter_id = 0;
 int guc_clock_policy = static_cast<int>(snowflake::ClockPolicy::Borrow);
 int guc_max_clock_backward_ms = 10000;
 bool guc_random_sequence_start = false;
+char *guc_registry = nullptr;
+char *guc_citus_database = nullptr;
 
 snowflake::Layout g_layout;
 const char *g_layout_error = nullptr;
@@ -49,6 +54,9 @@ char validation_detail[320];
 // refusal names one setting.
 char validation_message[256];
 
+// 10000-01-01 00:00:00 UTC in Unix ms: the epoch lies before it.
+constexpr int64_t kEpochEndMs = 253402300800000;
+
 // Parses an epoch setting value; on failure fills validation_detail.
 bool epoch_value(const char *text, int64_t *out) {
     if (!snowflake::parse_epoch(text, strlen(text), out)) {
@@ -57,9 +65,12 @@ bool epoch_value(const char *text, int64_t *out) {
                  "or a timestamp such as \"2020-01-01 00:00:00+00\".");
         return false;
     }
-    if (*out < 0 || *out > wall_clock_unix_ms()) {
+    // Only the range is checked here.  A clock still behind the epoch (a
+    // host booting before its time is synchronised) is reported when ids
+    // are asked for, never by refusing to start the server.
+    if (*out < 0 || *out >= kEpochEndMs) {
         snprintf(validation_detail, sizeof validation_detail,
-                 "The epoch must lie between 1970-01-01 UTC and now.");
+                 "The epoch must lie between 1970-01-01 and 9999-12-31 UTC.");
         return false;
     }
     return true;
@@ -78,43 +89,103 @@ void id_range_detail(const char *bits_name, int bits, bool allow_unset) {
              allow_unset ? ", or -1 for unset" : "");
 }
 
-bool check_epoch(char **newval, void **, GucSource) {
-    int64_t ms;
-    if (*newval == nullptr || epoch_value(*newval, &ms))
-        return true;
-    GUC_check_errdetail("%s", validation_detail);
-    return false;
+const char *const kWidthNames[3] = {"snowflake.datacenter_bits", "snowflake.worker_bits",
+                                    "snowflake.sequence_bits"};
+
+// validation_detail for width i (0 datacenter, 1 worker, 2 sequence) when
+// the widths are `bits`: its valid range given the other two.
+void width_range_detail(int i, const int bits[3]) {
+    using snowflake::kIdBits;
+    using snowflake::kMinSequenceBits;
+    using snowflake::kMinTimestampBits;
+    constexpr int kMaxWidths = kIdBits - kMinTimestampBits;  // 28: the three together
+    const int min = i == 2 ? kMinSequenceBits : 0;
+    const int j1 = i == 0 ? 1 : 0, j2 = i == 2 ? 1 : 2;
+    const int max = kMaxWidths - bits[j1] - bits[j2];
+    if (max < min)
+        snprintf(validation_detail, sizeof validation_detail,
+                 "The three widths add up to at most %d (the timestamp keeps at least %d "
+                 "bits), and %s = %d with %s = %d leave no room.",
+                 kMaxWidths, kMinTimestampBits, kWidthNames[j1], bits[j1], kWidthNames[j2],
+                 bits[j2]);
+    else
+        snprintf(validation_detail, sizeof validation_detail,
+                 "Valid values are %d to %d with %s = %d and %s = %d: the three widths add up "
+                 "to at most %d, so that the timestamp keeps at least %d bits.",
+                 min, max, kWidthNames[j1], bits[j1], kWidthNames[j2], bits[j2], kMaxWidths,
+                 kMinTimestampBits);
 }
 
-// Set once the node settings are defined: from then on, a value from
-// PGC_S_DEFAULT is a reload resetting a setting removed from the file.
-bool node_settings_defined = false;
+// Set once the layout settings are defined: their values are then the
+// layout the server runs with, and a new value (ALTER SYSTEM, or a reload of
+// an edited file) applies at the next start only.
+bool layout_defined = false;
 
-// The node identity never changes by omission.  A reload after
-// snowflake.worker_id or snowflake.datacenter_id was removed from the
-// configuration (or ALTER SYSTEM RESET) would reset it to its default:
-// unset, or datacenter 0, where another node may issue ids.  Refused, so
-// every process keeps the running value; the postmaster says so once.
-bool identity_reset_by_omission(const char *name, int newval, int current, GucSource source) {
-    if (!node_settings_defined || source != PGC_S_DEFAULT || newval == current)
+// ALTER SYSTEM of a layout setting on a node that has issued ids: the next
+// start will refuse the value (new ids could collide with issued ones), so
+// say so now.  Only in a transaction (ALTER SYSTEM): a reload runs the check
+// hooks in every process, which need not all repeat it.
+void warn_next_start_refuses(const char *name) {
+    SharedState *s = g_shared;
+    if (!IsUnderPostmaster || s == nullptr || MyProc == nullptr || !IsTransactionState())
+        return;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const int64 mark = s->file_mark_unix_ms;
+    LWLockRelease(&s->lock);
+    if (mark < 0)
+        return;
+    ereport(WARNING,
+            (errmsg("the server will refuse to start with this value of %s", name),
+             errdetail("This node has issued ids under the running value, which snowflake.state "
+                       "records; ids under the new one could collide with them."),
+             errhint("Set it back, or follow \"Changing the epoch or layout\" in the snowflake "
+                     "documentation before the next start.")));
+}
+
+bool check_epoch(char **newval, void **, GucSource) {
+    int64_t ms;
+    if (*newval == nullptr)
+        return true;
+    if (!epoch_value(*newval, &ms)) {
+        GUC_check_errdetail("%s", validation_detail);
         return false;
-    if (!IsUnderPostmaster)
-        ereport(WARNING,
-                (errmsg("%s was removed from the configuration; the node keeps %s = %d", name,
-                        name, current),
-                 errdetail("Resetting it to its default (%d) would change the node identity ids "
-                           "are issued under.",
-                           newval),
-                 errhint("To change it, set a new value explicitly (-1 unsets "
-                         "snowflake.worker_id).")));
-    GUC_check_errmsg("%s was removed from the configuration; the node keeps %s = %d", name, name,
-                     current);
+    }
+    // Moving the epoch later makes new ids smaller than issued ones.
+    if (layout_defined && ms > g_layout.epoch_ms)
+        warn_next_start_refuses("snowflake.epoch");
     return true;
 }
 
-bool check_worker_id(int *newval, void **, GucSource source) {
-    if (identity_reset_by_omission("snowflake.worker_id", *newval, guc_worker_id, source))
+// A width's own range is the setting's minimum and maximum; together with
+// the other two (as the server runs now) it must leave the timestamp its
+// minimum, or the next start would refuse it: refused now instead.
+bool check_width(int which, int newval) {
+    if (!layout_defined)
+        return true;  // while preloading: validated together, before defining
+    int bits[3] = {g_layout.datacenter_bits, g_layout.worker_bits, g_layout.sequence_bits};
+    if (bits[which] == newval)
+        return true;
+    bits[which] = newval;
+    if (snowflake::validate_widths(bits[0], bits[1], bits[2]) != snowflake::LayoutError::None) {
+        width_range_detail(which, bits);
+        GUC_check_errdetail("%s", validation_detail);
+        GUC_check_errhint("The server would refuse to start with it.");
         return false;
+    }
+    warn_next_start_refuses(kWidthNames[which]);
+    return true;
+}
+
+bool check_datacenter_bits(int *newval, void **, GucSource) { return check_width(0, *newval); }
+bool check_worker_bits(int *newval, void **, GucSource) { return check_width(1, *newval); }
+bool check_sequence_bits(int *newval, void **, GucSource) { return check_width(2, *newval); }
+
+// The identity's check hooks only validate the range.  What a reload does to
+// the identity in use (never change it by omission) is decided where the
+// identity is published (node_identity.cpp), not here: a process that
+// initialises or restores its settings (a parallel worker resets every
+// setting to its default first) must never fail on them.
+bool check_worker_id(int *newval, void **, GucSource) {
     if (id_in_range(*newval, guc_worker_bits, true))
         return true;
     id_range_detail("snowflake.worker_bits", guc_worker_bits, true);
@@ -122,9 +193,7 @@ bool check_worker_id(int *newval, void **, GucSource source) {
     return false;
 }
 
-bool check_datacenter_id(int *newval, void **, GucSource source) {
-    if (identity_reset_by_omission("snowflake.datacenter_id", *newval, guc_datacenter_id, source))
-        return false;
+bool check_datacenter_id(int *newval, void **, GucSource) {
     if (id_in_range(*newval, guc_datacenter_bits, false))
         return true;
     id_range_detail("snowflake.datacenter_bits", guc_datacenter_bits, false);
@@ -162,15 +231,53 @@ char *raw_setting(const char *name) {
     pg_unreachable();
 }
 
+// The range of a setting in milliseconds, also in the unit the value was
+// written in (days when none or ms), and a word about a unit PostgreSQL does
+// not know ("10 minutes"): a limit in ms alone does not say what to write.
+void ms_range_detail(const char *text, int64_t min, int64_t max) {
+    static const struct {
+        const char *name;
+        double per_ms;
+    } units[] = {{"us", 1000.0}, {"ms", 1.0}, {"s", 1e-3}, {"min", 1.0 / 60000},
+                 {"h", 1.0 / 3600000}, {"d", 1.0 / 86400000}};
+    size_t end = strlen(text);
+    while (end > 0 && text[end - 1] == ' ')
+        end--;
+    size_t start = end;
+    while (start > 0 && ((text[start - 1] >= 'a' && text[start - 1] <= 'z') ||
+                         (text[start - 1] >= 'A' && text[start - 1] <= 'Z')))
+        start--;
+    const size_t len = end - start;
+    int unit = -1;
+    for (int i = 0; i < 6; i++)
+        if (len == strlen(units[i].name) && strncmp(text + start, units[i].name, len) == 0)
+            unit = i;
+    const int shown = unit < 0 || unit == 1 ? 5 : unit;  // days, else the unit written
+    // Cut down to two decimals, so the figure never exceeds the limit.
+    const double in_unit = static_cast<long long>(max * units[shown].per_ms * 100) / 100.0;
+    size_t n = 0;
+    if (len > 0 && unit < 0)
+        n = snprintf(validation_detail, sizeof validation_detail,
+                     "\"%.*s\" is not a unit of this setting: the units are \"us\", \"ms\", "
+                     "\"s\", \"min\", \"h\" and \"d\". ",
+                     static_cast<int>(len), text + start);
+    snprintf(validation_detail + n, sizeof validation_detail - n,
+             "Valid values are %lld to %lld ms (%.*f %s).", static_cast<long long>(min),
+             static_cast<long long>(max), in_unit == static_cast<long long>(in_unit) ? 0 : 2,
+             in_unit, units[shown].name);
+}
+
 // Integer settings: PostgreSQL's own parser (so units and syntax match), then
 // our range.  Returns false and fills validation_detail if invalid.
 bool int_value(const char *text, int flags, int64_t min, int64_t max, int *out) {
     const char *hint = nullptr;
     int v;
     if (!parse_int(text, &v, flags, &hint) || v < min || v > max) {
-        snprintf(validation_detail, sizeof validation_detail,
-                 "Valid values are %lld to %lld%s.", static_cast<long long>(min),
-                 static_cast<long long>(max), flags == GUC_UNIT_MS ? " milliseconds" : "");
+        if (flags == GUC_UNIT_MS)
+            ms_range_detail(text, min, max);
+        else
+            snprintf(validation_detail, sizeof validation_detail, "Valid values are %lld to %lld.",
+                     static_cast<long long>(min), static_cast<long long>(max));
         return false;
     }
     *out = v;
@@ -212,24 +319,8 @@ const char *layout_from(const char *dc_bits, const char *w_bits, const char *s_b
     // timestamp at least kMinTimestampBits.  The others count with their
     // configured values where those are valid, else their defaults.
     const auto range_detail = [&](int i) {
-        int others = 0;
-        for (int j = 0; j < 3; j++)
-            if (j != i)
-                others += *widths[j].dst;
-        const int max = kMaxWidths - others;
-        const int j1 = i == 0 ? 1 : 0, j2 = i == 2 ? 1 : 2;
-        if (max < widths[i].min)
-            snprintf(validation_detail, sizeof validation_detail,
-                     "The three widths add up to at most %d (the timestamp keeps at least %d "
-                     "bits), and %s = %d with %s = %d leave no room.",
-                     kMaxWidths, kMinTimestampBits, widths[j1].name, *widths[j1].dst,
-                     widths[j2].name, *widths[j2].dst);
-        else
-            snprintf(validation_detail, sizeof validation_detail,
-                     "Valid values are %d to %d with %s = %d and %s = %d: the three widths add up "
-                     "to at most %d, so that the timestamp keeps at least %d bits.",
-                     widths[i].min, max, widths[j1].name, *widths[j1].dst, widths[j2].name,
-                     *widths[j2].dst, kMaxWidths, kMinTimestampBits);
+        const int bits[3] = {l.datacenter_bits, l.worker_bits, l.sequence_bits};
+        width_range_detail(i, bits);
     };
     for (int i = 0; i < 3; i++) {
         if (!widths[i].ok) {
@@ -311,27 +402,28 @@ void validate_node_and_policy(RawValue *raw, int n) {
 
 void define_layout_settings() {
     DefineCustomIntVariable("snowflake.datacenter_bits", "Bits of an id holding the datacenter id.",
-                            nullptr, &guc_datacenter_bits, 5, 0, 27, PGC_POSTMASTER, 0, nullptr,
-                            nullptr, nullptr);
+                            nullptr, &guc_datacenter_bits, 5, 0, 27, PGC_POSTMASTER, 0,
+                            check_datacenter_bits, nullptr, nullptr);
     DefineCustomIntVariable("snowflake.worker_bits", "Bits of an id holding the worker id.",
-                            nullptr, &guc_worker_bits, 5, 0, 27, PGC_POSTMASTER, 0, nullptr,
-                            nullptr, nullptr);
+                            nullptr, &guc_worker_bits, 5, 0, 27, PGC_POSTMASTER, 0,
+                            check_worker_bits, nullptr, nullptr);
     DefineCustomIntVariable("snowflake.sequence_bits",
                             "Bits of an id holding the per-millisecond sequence.", nullptr,
-                            &guc_sequence_bits, 12, 1, 27, PGC_POSTMASTER, 0, nullptr, nullptr,
-                            nullptr);
+                            &guc_sequence_bits, 12, 1, 27, PGC_POSTMASTER, 0, check_sequence_bits,
+                            nullptr, nullptr);
     DefineCustomStringVariable(
         "snowflake.epoch", "Unix time in ms (or a timestamp) that timestamp 0 of an id means.",
         nullptr, &guc_epoch, "1288834974657", PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
+    layout_defined = true;
 }
 
 void define_node_settings() {
     DefineCustomIntVariable("snowflake.worker_id", "Worker id of this node (-1 = unset).",
                             "Unique per node within its datacenter.", &guc_worker_id, -1, -1,
-                            INT_MAX, PGC_SIGHUP, 0, check_worker_id, nullptr, nullptr);
+                            INT_MAX, PGC_SIGHUP, 0, check_worker_id, nullptr, show_worker_id);
     DefineCustomIntVariable("snowflake.datacenter_id", "Datacenter id of this node.", nullptr,
                             &guc_datacenter_id, 0, 0, INT_MAX, PGC_SIGHUP, 0,
-                            check_datacenter_id, nullptr, nullptr);
+                            check_datacenter_id, nullptr, show_datacenter_id);
     DefineCustomEnumVariable(
         "snowflake.clock_backward_policy",
         "What to do when the wall clock is behind the last id: error, wait or borrow.", nullptr,
@@ -349,6 +441,23 @@ void define_node_settings() {
 }
 
 }  // namespace
+
+bool registry_configured() { return guc_registry != nullptr && guc_registry[0] != '\0'; }
+
+bool citus_configured() { return guc_citus_database != nullptr && guc_citus_database[0] != '\0'; }
+
+bool setting_is_set(const char *name) {
+#if PG_VERSION_NUM >= 160000
+    const struct config_generic *g = find_option(name, false, true, DEBUG1);
+#else
+    const struct config_generic *g = nullptr;
+    struct config_generic **all = get_guc_variables();
+    for (int i = 0, n = GetNumConfigOptions(); i < n && g == nullptr; i++)
+        if (pg_strcasecmp(all[i]->name, name) == 0)
+            g = all[i];
+#endif
+    return g != nullptr && g->source != PGC_S_DEFAULT;
+}
 
 int64_t max_worker_id() { return g_layout.max_worker_id(); }
 int64_t max_datacenter_id() { return g_layout.max_datacenter_id(); }
@@ -390,9 +499,23 @@ void define_settings(bool preloading) {
     define_layout_settings();
     validate_node_and_policy(node, sizeof node / sizeof node[0]);
     define_node_settings();
-    node_settings_defined = true;
-    define_registry_setting();
-    define_citus_setting();
+    DefineCustomStringVariable(
+        "snowflake.registry",
+        "libpq connection string of a registry server from which a node with no worker_id claims "
+        "its (datacenter_id, worker_id) at start.",
+        nullptr, &guc_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "snowflake.citus_database",
+        "Database of the Citus cluster from whose group id a node with no worker_id takes its "
+        "(datacenter_id, worker_id).",
+        nullptr, &guc_citus_database, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    if (citus_configured() && registry_configured())
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("snowflake.registry and snowflake.citus_database are both set"),
+                        errdetail("A node takes its identity from one source: snowflake.worker_id, "
+                                  "else the registry, or the Citus group id."),
+                        errhint("Remove one of them from postgresql.conf (or "
+                                "postgresql.auto.conf) and start the server again.")));
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");
 #else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)

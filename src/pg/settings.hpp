@@ -12,6 +12,8 @@ extern int guc_datacenter_id;
 extern int guc_clock_policy;         // snowflake::ClockPolicy
 extern int guc_max_clock_backward_ms;
 extern bool guc_random_sequence_start;
+extern char *guc_registry;           // snowflake.registry ('' = none)
+extern char *guc_citus_database;     // snowflake.citus_database ('' = none)
 
 // The layout every backend uses: fixed at server start.
 extern snowflake::Layout g_layout;
@@ -24,6 +26,16 @@ extern const char *g_layout_error;
 // extension's setting) and refuses to start on a bad one.  Without
 // preloading, only reads the configured layout so decoding still works.
 void define_settings(bool preloading);
+
+// Whether snowflake.registry is set.
+bool registry_configured();
+
+// Whether snowflake.citus_database is set.
+bool citus_configured();
+
+// Whether a setting has a value from anywhere but its built-in default
+// (configuration file, ALTER SYSTEM, command line).
+bool setting_is_set(const char *name);
 
 // For error hints: the valid ranges under the current layout.
 int64_t max_worker_id();

@@ -1,12 +1,11 @@
 // Shared memory: request, initialisation, and loading the durable mark.
-#include "citus_identity.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
 #include "upgrade_guard.hpp"
 
 #include "pg_includes.hpp"
-#include "registry.hpp"
+#include "node_identity.hpp"
 #include "reservation.hpp"
 #if PG_VERSION_NUM < 150000
 extern "C" {
@@ -47,10 +46,10 @@ void refuse_config_change(int elevel, const snowflake::StateRecord &recorded,
                                 refused)
                       : errhint(several ? "Restore the previous values of %s, or follow "
                                           "\"Changing the epoch or layout\" in the snowflake "
-                                          "README."
+                                          "documentation (docs/operations.md)."
                                         : "Restore the previous value of %s, or follow "
                                           "\"Changing the epoch or layout\" in the snowflake "
-                                          "README.",
+                                          "documentation (docs/operations.md).",
                                 refused)));
 }
 
@@ -60,6 +59,10 @@ namespace {
 shmem_request_hook_type prev_shmem_request_hook = nullptr;
 #endif
 shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
+
+// Set in the postmaster once it has set up shared memory: a later set-up is
+// the reinitialisation after a crash (the postmaster's own memory survives).
+bool initialised_before = false;
 
 // Processes that can take ids (every PGPROC: backends, background and
 // parallel workers, walsenders; the auxiliary processes and prepared
@@ -97,24 +100,26 @@ void shmem_request() {
 // at start and after every crash restart, before any backend can ask for an
 // id; an ERROR here stops the server (FATAL), which is what a corrupt file or
 // an unsafe configuration change must do.
-void load_mark(SharedState *s) {
+void load_mark(SharedState *s, bool after_crash) {
     snowflake::StateRecord stored;
     int64_t mark_unix = -1;
     const bool have_file = read_state_file(&stored);
     check_upgrade_marker(have_file);
     if (have_file) {
-        resume_recorded_claim(s, stored);
-        resume_recorded_citus_identity(s, stored);
-        snowflake::ConfigVerdict v = snowflake::check_config_change(
-            stored, g_layout, s->node_datacenter_id, s->node_worker_id);
+        identity_resume_claim(s, stored);
+        if (after_crash)
+            identity_keep_after_crash(s, stored);
+        const IdentityShared &id = s->identity;
+        snowflake::ConfigVerdict v =
+            snowflake::check_config_change(stored, g_layout, id.datacenter_id, id.worker_id);
         if (v.refused_setting)
             refuse_config_change(ERROR, stored, v, false);
         if (v.node_changed)
             ereport(LOG, (errmsg("snowflake node identity changed from datacenter %lld worker "
                                  "%lld to datacenter %d worker %d",
                                  static_cast<long long>(stored.datacenter_id),
-                                 static_cast<long long>(stored.worker_id), s->node_datacenter_id,
-                                 s->node_worker_id)));
+                                 static_cast<long long>(stored.worker_id), id.datacenter_id,
+                                 id.worker_id)));
         if (v.epoch_moved_earlier)
             ereport(LOG, (errmsg("snowflake.epoch moved earlier, from %lld to %lld",
                                  static_cast<long long>(stored.layout.epoch_ms),
@@ -127,7 +132,7 @@ void load_mark(SharedState *s) {
     // Nothing is reserved beyond the mark yet: the reserver extends it (state
     // file and WAL) before the first id.
     pg_atomic_init_u64(&s->reserved_ms, static_cast<uint64>(s->gen.reserved_ms));
-    s->durable_mark_unix_ms = mark_unix;
+    s->file_mark_unix_ms = mark_unix;
 }
 
 void init_counters(SharedState *s) {
@@ -163,15 +168,16 @@ void shmem_startup() {
         s->reserver_latch = nullptr;
         s->citus_reader_latch = nullptr;
         s->durable_writes = 0;
+        pg_atomic_init_u64(&s->word, 0);
         pg_atomic_init_u64(&s->node, static_cast<uint64>(int64{-1}));
-        set_node_identity(s, 0, -1);
-        publish_configured_identity(s, false);
+        identity_init(s);
         init_counters(s);
         g_shared = s;
-        load_mark(s);
+        load_mark(s, initialised_before);
+        initialised_before = true;
         // Runs when the postmaster exits or reinitialises shared memory
         // after a crash: every other process is gone by then.
-        on_shmem_exit(record_exact_mark, 0);
+        on_shmem_exit(record_final_mark, 0);
     }
     g_shared = s;
     // Names the lock's wait events ("snowflake" in pg_stat_activity); every
@@ -191,26 +197,6 @@ void install_shmem_hooks() {
 #endif
     prev_shmem_startup_hook = shmem_startup_hook;
     shmem_startup_hook = shmem_startup;
-}
-
-void publish_configured_identity(SharedState *s, bool take_lock) {
-    if (guc_worker_id < 0 && (registry_configured() || citus_configured()))
-        return;  // the registrar (or the Citus reader) publishes the claimed identity
-    if (take_lock)
-        LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    set_node_identity(s, guc_datacenter_id, guc_worker_id);
-    s->identity_claimed = false;  // a configured identity always wins over a claim
-    if (take_lock)
-        LWLockRelease(&s->lock);
-}
-
-void set_node_identity(SharedState *s, int datacenter_id, int worker_id) {
-    s->node_datacenter_id = datacenter_id;
-    s->node_worker_id = worker_id;
-    // No id path needs to be told: the word carries the node of its
-    // millisecond, and a millisecond of another node counts as used up.
-    const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
-    pg_atomic_write_u64(&s->node, static_cast<uint64>(node));
 }
 
 bool raise_word_to_mark(SharedState *s, int64_t mark_ms) {
@@ -247,7 +233,7 @@ snowflake::StateRecord current_record(int64_t mark_unix_ms) {
     if (g_shared) {
         // The identity in use (the registry's claim, a reload not yet seen
         // by this process): what ids are actually issued under.
-        record_identity(&r);
+        identity_into_record(&r);
     }
     return r;
 }

@@ -3,12 +3,11 @@
 
 #include "../core/generator.hpp"
 #include "../core/state_record.hpp"
+#include "node_identity.hpp"
 
 #include "pg_includes.hpp"
 
 namespace sfpg {
-
-enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
 
 // One process's counters: written only by that process (plain stores, no
 // locked instruction), summed by snowflake_status.  A slot outlives the
@@ -30,7 +29,8 @@ struct SharedState {
     // Read with every id, written rarely: they stay in every CPU's cache.
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 reserved_ms;  // int64: the durable mark
     // Node bits (Layout::node_bits) of the identity ids are issued under;
-    // -1 (as int64): none yet.  Written with node_*_id under the lock.
+    // -1 (as int64): none yet.  Written with `identity` under the lock
+    // (node_identity.cpp).
     pg_atomic_uint64 node;
     bool use_fetch_add;  // fixed at start: see snowflake::fetch_add_safe
     int n_counters;
@@ -38,16 +38,11 @@ struct SharedState {
     // The slow path: clock policies, reservations, the first id after start.
     alignas(PG_CACHE_LINE_SIZE) LWLock lock;
     snowflake::GeneratorState gen;  // guarded by lock
-    // The node identity in use (guarded by lock).  Published by the
-    // postmaster at start, the reserver after every reload, or the
-    // registrar's claim -- never taken from a backend's own copy of the
-    // settings, which a running statement would keep after a reload.
-    int32_t node_datacenter_id;
-    int32_t node_worker_id;  // -1: no identity (yet)
+    IdentityShared identity;  // guarded by lock (node_identity.hpp)
     int lock_tranche_id;
-    bool reservation_wanted;       // a backend waits for the mark (guarded by lock)
-    uint64_t durable_writes;       // state-file writes since start (guarded by lock)
-    int64_t durable_mark_unix_ms;  // what the state file says now (guarded by lock)
+    bool reservation_wanted;     // a backend waits for the mark (guarded by lock)
+    uint64_t durable_writes;     // state-file writes since start (guarded by lock)
+    int64_t file_mark_unix_ms;   // the mark the state file holds now; -1: none (guarded by lock)
 
     alignas(PG_CACHE_LINE_SIZE) Latch *reserver_latch;  // set by the reserver, read to wake it
     // Set by the worker that reads the Citus group id (citus_identity.hpp),
@@ -56,18 +51,6 @@ struct SharedState {
     // The reserver is waiting for synchronous standbys to confirm a mark (for
     // the message of a backend that gives up waiting for it).
     volatile bool reserver_waits_for_standbys;
-
-    // snowflake.registry's progress, or the Citus group id's (guarded by lock).
-    alignas(PG_CACHE_LINE_SIZE) RegistryState registry_state;
-    char registry_error[256];
-    // The node identity is the registry claim of registry_node_key (set by
-    // the registrar or resumed from the state file; cleared whenever a
-    // configured identity is published, which always wins).
-    bool identity_claimed;
-    char registry_node_key[snowflake::kNodeKeyMaxLen + 1];
-    // Claims adopted / written to the state file by the reserver.
-    uint32_t claims_adopted;
-    uint32_t claims_recorded;
 
     BackendCounters *counters() { return reinterpret_cast<BackendCounters *>(this + 1); }
 };
@@ -78,20 +61,12 @@ extern SharedState *g_shared;
 // Registers the shared-memory request and startup hooks (called while preloading).
 void install_shmem_hooks();
 
-// Publishes the identity from this process's settings (unless the registry
-// provides it).  Takes the lock unless `locked` is false (postmaster at start).
-void publish_configured_identity(SharedState *s, bool take_lock);
-
 // Reports at `elevel` (ERROR at start, FATAL in redo) that the configured
 // epoch or widths (v, from check_config_change) would make new ids collide
 // with ids issued under `recorded`: from the state file, or from_wal a mark
 // replayed from the WAL.
 void refuse_config_change(int elevel, const snowflake::StateRecord &recorded,
                           const snowflake::ConfigVerdict &v, bool from_wal);
-
-// Sets the identity ids are issued under; the caller holds the lock.
-// worker_id -1: none.
-void set_node_identity(SharedState *s, int datacenter_id, int worker_id);
 
 // Raises the word to a mark replayed from the WAL: the mark's millisecond
 // and every one before it count as used up.  The caller holds the lock.

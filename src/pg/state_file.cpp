@@ -15,7 +15,7 @@ namespace {
 constexpr const char *kCorruptHint =
     "Find out why (disk, manual edit) and restore the file from a backup if you can. "
     "Otherwise move snowflake.state aside and start the server only once the wall clock is "
-    "past every id this node ever issued; see \"State file\" in the snowflake README.";
+    "past every id this node ever issued; see \"The state file\" in the snowflake documentation (docs/operations.md).";
 
 }  // namespace
 
@@ -52,6 +52,14 @@ bool read_state_file(snowflake::StateRecord *out) {
 namespace {
 
 // Reports at `elevel`; below ERROR, returns false instead of throwing.
+//
+// Two fsyncs: the new file's contents before the rename (so the name never
+// points at a file that is not on disk), and the directory after it (so the
+// rename is).  Nothing else needs syncing: the old file is replaced whole,
+// never modified.  An fsync failure is reported at `elevel` itself, not
+// escalated to PANIC as for data files (data_sync_retry): every write
+// rewrites the whole file from scratch, so no later fsync can pass off pages
+// a failed one lost, and the old file stays in place until the rename.
 bool write_state_file_at(const snowflake::StateRecord &rec, int elevel) {
     char buf[snowflake::kStateRecordMaxLen];
     size_t len = snowflake::format_state_record(rec, buf, sizeof buf);
@@ -68,32 +76,28 @@ bool write_state_file_at(const snowflake::StateRecord &rec, int elevel) {
         return false;
     }
     errno = 0;
-    if (write(fd, buf, len) != static_cast<ssize_t>(len)) {
-        if (errno == 0)
-            errno = ENOSPC;
-        int save_errno = errno;
-        CloseTransientFile(fd);
+    const bool written = write(fd, buf, len) == static_cast<ssize_t>(len);
+    if (!written && errno == 0)
+        errno = ENOSPC;
+    const char *failed = !written ? "write" : pg_fsync(fd) != 0 ? "fsync" : nullptr;
+    int save_errno = errno;
+    if (CloseTransientFile(fd) != 0 && failed == nullptr) {
+        failed = "close";
+        save_errno = errno;
+    }
+    if (failed != nullptr) {
         errno = save_errno;
         ereport(elevel, (errcode_for_file_access(),
-                         errmsg("could not write file \"%s\": %m", kStateTempFile)));
+                         errmsg("could not %s file \"%s\": %m", failed, kStateTempFile)));
         return false;
     }
-    if (pg_fsync(fd) != 0) {
-        int save_errno = errno;
-        CloseTransientFile(fd);
-        errno = save_errno;
-        ereport(data_sync_elevel(elevel),
-                (errcode_for_file_access(),
-                 errmsg("could not fsync file \"%s\": %m", kStateTempFile)));
-        return false;
-    }
-    if (CloseTransientFile(fd) != 0) {
+    if (rename(kStateTempFile, kStateFile) != 0) {
         ereport(elevel, (errcode_for_file_access(),
-                         errmsg("could not close file \"%s\": %m", kStateTempFile)));
+                         errmsg("could not rename file \"%s\" to \"%s\": %m", kStateTempFile,
+                                kStateFile)));
         return false;
     }
-    // durable_rename fsyncs the renamed file and the data directory.
-    return durable_rename(kStateTempFile, kStateFile, elevel) == 0;
+    return fsync_fname_ext(".", true, false, elevel) == 0;
 }
 
 }  // namespace

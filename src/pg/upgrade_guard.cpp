@@ -15,9 +15,16 @@ namespace {
 constexpr const char kMarkerText[] =
     "pg_upgrade loaded the snowflake extension into this data directory, which has no\n"
     "snowflake.state.  Copy snowflake.state from the old cluster's data directory into\n"
-    "this one before starting the server: see \"Upgrading PostgreSQL\" in the snowflake\n"
-    "README.  The server refuses to start while this file is here and snowflake.state\n"
-    "is not.\n";
+    "this one before starting the server.  If the old cluster's data directory has no\n"
+    "snowflake.state, that cluster never issued an id: delete this file instead.  The\n"
+    "server refuses to start while this file is here and snowflake.state is not.\n";
+
+// pg_upgrade (PostgreSQL 15 and later) keeps its logs in this directory of
+// the NEW cluster's data directory while it runs.  The old cluster, which
+// pg_upgrade also starts in binary-upgrade mode, never has it: nothing may be
+// written there, or the old cluster would not start again after
+// pg_upgrade --check.
+constexpr const char *kUpgradeOutputDir = "pg_upgrade_output.d";
 
 bool file_exists(const char *path) {
     struct stat st;
@@ -55,14 +62,15 @@ void write_marker() {
                          "runs; wrote \"%s\"",
                          kUpgradeMarkerFile),
                   errhint("Copy snowflake.state from the old cluster's data directory before "
-                          "starting the upgraded server.")));
+                          "starting the upgraded server (if it has none, delete \"%s\").",
+                          kUpgradeMarkerFile)));
 }
 
 }  // namespace
 
 void note_binary_upgrade() {
-    if (!IsBinaryUpgrade)
-        return;
+    if (!IsBinaryUpgrade || !file_exists(kUpgradeOutputDir))
+        return;  // not the cluster pg_upgrade is making
     if (file_exists(kStateFile) || file_exists(kUpgradeMarkerFile))
         return;
     write_marker();
@@ -86,9 +94,9 @@ void check_upgrade_marker(bool have_state_file) {
                            "repeat ids already issued.",
                            kStateFile),
                  errhint("Copy \"%s\" from the old cluster's data directory into this one and "
-                         "start the server again (see \"Upgrading PostgreSQL\" in the snowflake "
-                         "README).",
-                         kStateFile)));
+                         "start the server again. If the old cluster has no \"%s\", it never "
+                         "issued an id: delete \"%s\" from this data directory instead.",
+                         kStateFile, kStateFile, kUpgradeMarkerFile)));
     // The mark came along: the marker has done its job.
     durable_unlink(kUpgradeMarkerFile, ERROR);
     ereport(LOG, (errmsg("snowflake: \"%s\" is present after pg_upgrade; removed \"%s\"",

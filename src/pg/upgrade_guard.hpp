@@ -12,16 +12,21 @@
 // start if the new configuration preloads it.  Both run with
 // IsBinaryUpgrade set.  If the data directory has no state file then, a
 // marker file records that one is expected, and a normal start refuses until
-// the old cluster's snowflake.state has been copied in.
+// the old cluster's snowflake.state has been copied in (or the marker is
+// deleted: an old cluster that never issued an id has no state file).
+//
+// pg_upgrade starts the OLD cluster in binary-upgrade mode too; it is told
+// apart by pg_upgrade's output directory, which only the new cluster's data
+// directory has (PostgreSQL 15 and later), and nothing is written into it.
 #pragma once
 
 namespace sfpg {
 
 constexpr const char *kUpgradeMarkerFile = "snowflake.pg_upgrade";
 
-// While pg_upgrade runs this server (IsBinaryUpgrade): if the data directory
-// (the working directory) has no state file, writes the marker.  Elsewhere a
-// no-op.  Never throws; errors are reported as ereport(ERROR).
+// While pg_upgrade runs this server (IsBinaryUpgrade) as the new cluster:
+// if the data directory (the working directory) has no state file, writes
+// the marker.  Elsewhere (the old cluster included) a no-op.  Never throws; errors are reported as ereport(ERROR).
 void note_binary_upgrade();
 
 // At a normal start, in the postmaster, after reading the state file

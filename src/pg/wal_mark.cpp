@@ -54,10 +54,48 @@ snowflake::StateRecord checked_mark(XLogReaderState *record) {
     return rec;
 }
 
+// Writes the state file with the mark the word holds (the highest replayed),
+// if the file holds less.
+void write_replayed_mark(SharedState *s) {
+    const int64 mark_unix = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word)) +
+                            g_layout.epoch_ms;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool behind = s->file_mark_unix_ms < mark_unix;
+    LWLockRelease(&s->lock);
+    if (!behind)
+        return;
+    write_state_file(current_record(mark_unix));
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (s->file_mark_unix_ms < mark_unix)
+        s->file_mark_unix_ms = mark_unix;
+    LWLockRelease(&s->lock);
+}
+
+// End of recovery (promotion, or the end of crash recovery): the file gets
+// the last replayed mark before this server writes WAL or issues ids of its
+// own.
+void mark_cleanup() {
+    SharedState *s = g_shared;
+    if (s != nullptr && static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)) >= 0)
+        write_replayed_mark(s);
+}
+
+// While replaying, the state file is written at most once per this much of
+// mark (about 20 marks of an active primary), and at the end of recovery and
+// at a clean shutdown (record_final_mark).
+constexpr int64 kRedoFileLagMs = 10000;
+
 // Replays a mark: the standby (or a restored backup, or the primary in crash
-// recovery) raises its own mark to it, in shared memory and durably on disk,
-// so that after promotion no id at or below it is issued.  Marks only ever
-// rise here: the state file may already hold a later mark than the WAL.
+// recovery) raises its own mark to it in shared memory, so that after
+// promotion no id at or below it is issued.  Marks only ever rise here: the
+// state file may already hold a later mark than the WAL.
+//
+// The state file follows lazily, not at every mark: a standby replaying an
+// hour of an active primary's WAL would otherwise make tens of thousands of
+// fsyncs in the single startup process.  The WAL itself holds the marks
+// until a restartpoint passes them; the file is written whenever it lags
+// the replayed mark by kRedoFileLagMs, at the end of recovery (mark_cleanup)
+// and at a clean shutdown.
 void mark_redo(XLogReaderState *record) {
     if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != kInfoMark)
         elog(PANIC, "snowflake: unknown WAL record info %u", XLogRecGetInfo(record));
@@ -72,11 +110,10 @@ void mark_redo(XLogReaderState *record) {
     const int64 mark_ms = rec.mark_unix_ms - g_layout.epoch_ms;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     const bool raises = raise_word_to_mark(s, mark_ms);
-    if (raises)
-        s->durable_mark_unix_ms = rec.mark_unix_ms;
+    const bool write = raises && rec.mark_unix_ms - s->file_mark_unix_ms >= kRedoFileLagMs;
     LWLockRelease(&s->lock);
-    if (raises)
-        write_state_file(current_record(rec.mark_unix_ms));
+    if (write)
+        write_replayed_mark(s);
 }
 
 void mark_desc(StringInfo buf, XLogReaderState *record) {
@@ -101,7 +138,7 @@ const char *mark_identify(uint8 info) {
 }
 
 RmgrData mark_rmgr = {
-    "snowflake", mark_redo, mark_desc, mark_identify, nullptr, nullptr, nullptr, nullptr,
+    "snowflake", mark_redo, mark_desc, mark_identify, nullptr, mark_cleanup, nullptr, nullptr,
 };
 
 }  // namespace

@@ -115,6 +115,8 @@ sub identities
 }
 is(identities(), '0:0/0:ok,1:0/1:ok,2:0/2:ok',
 	'each node took its identity from its group: coordinator 0, workers 1 and 2');
+is($w1->safe_psql('postgres', 'SELECT identity_source FROM snowflake_status'), 'citus',
+	'snowflake_status.identity_source says citus');
 
 # ---- ids on a distributed table ----------------------------------------------
 $coord->safe_psql('postgres', <<'EOS');
@@ -200,6 +202,8 @@ EOS
 	wait_for_identity($w2, '0|20');
 	my $id = $w2->safe_psql('postgres', "INSERT INTO ev (k, src) VALUES (2, 'explicit') RETURNING id");
 	is(decode_id($id)->{worker_id}, 20, 'an explicit snowflake.worker_id wins over the group');
+	is($w2->safe_psql('postgres', 'SELECT identity_source FROM snowflake_status'), 'configured',
+		'identity_source: configured');
 	# Back to the group: the setting unset (-1) and a restart.
 	set_node_conf($w2, 'snowflake.worker_id = -1');
 	$w2->restart;

@@ -235,7 +235,9 @@ Result request(World *w, int64_t count, uint32_t random) {
     const int64_t want = count < 1 ? 1 : count;
     PlainWord word{&w->word};
     const FastView v{w->now, w->layout.node_bits(w->dc, w->worker), w->reserved};
-    const AttemptResult a = try_fast(word, [&v] { return v; }, w->layout, count,
+    const AttemptResult a = try_fast(word, [&v] { return v.now_ms; },
+                                     [&v] { return snowflake::NodeView{v.node, v.reserved_ms}; },
+                                     w->layout, count,
                                      first_sequence(w->layout, req), w->fetch_add);
     FUZZ_CHECK(a.outcome != Attempt::Retry);  // nobody else changes the word
     if (a.outcome == Attempt::Issued) {
@@ -295,9 +297,13 @@ void take_ids(World *w, fuzz::Input &in) {
     }
 }
 
+// As src/pg's node identity does, a change of node retires the word.
 void set_node(World *w, fuzz::Input &in) {
+    const int64_t before = w->layout.node_bits(w->dc, w->worker);
     w->dc = in.range(0, w->layout.max_datacenter_id());
     w->worker = in.range(0, w->layout.max_worker_id());
+    if (w->layout.node_bits(w->dc, w->worker) != before)
+        w->word = word_after_identity_change(w->layout, w->word);
 }
 
 void step(World *w, fuzz::Input &in) {

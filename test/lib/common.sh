@@ -24,7 +24,7 @@ SF_DEMO_PACKAGES="make g++ rsync postgresql-$PG_MAJOR postgresql-server-dev-$PG_
 # What the test suite needs on top: the test toolchain, and debootstrap for
 # the Debian roots of PostgreSQL 17 and 18 (test/lib/pgroot.sh).
 SF_TEST_PACKAGES="clang-14 llvm-14 libclang-rt-14-dev valgrind postgresql-contrib libpqxx-dev
-    libgtest-dev libipc-run-perl faketime procps git unzip debootstrap"
+    libgtest-dev libipc-run-perl faketime procps git unzip debootstrap python3 gdb"
 
 # sf_install_deps [demo]: installs what the tests (or only the demo) need,
 # on Debian 12, as root.

@@ -5,6 +5,8 @@
 # exactly, ids above 2^53 included.
 #
 #   bash test/scripts/clients.sh sqlalchemy WORKDIR   SQLAlchemy 1.4 + psycopg2 (Debian packages)
+#   bash test/scripts/clients.sh django WORKDIR       Django 5.2 + psycopg2 (Debian packages), the
+#                                                     model pattern of docs/adopting.md
 #   bash test/scripts/clients.sh node WORKDIR         node-postgres (npm "pg", test/clients/node)
 #   bash test/scripts/clients.sh libpqxx WORKDIR      test/client/sf_batch: snowflake_generate(n)
 #                                                     batching of parent/child inserts
@@ -20,7 +22,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/../lib/common.sh"
 
-CLIENT=${1:?usage: clients.sh sqlalchemy|node|libpqxx [WORKDIR]}
+CLIENT=${1:?usage: clients.sh sqlalchemy|django|node|libpqxx [WORKDIR]}
 DIR=${2:-/var/tmp/snowflake-clients-$CLIENT}
 WORKER_ID=7
 # Debian's Python, whose packages are the ones installed below (a python3
@@ -30,7 +32,8 @@ case "$CLIENT" in
     sqlalchemy) PORT=${SF_PORT:-54341} ;;
     node) PORT=${SF_PORT:-54342} ;;
     libpqxx) PORT=${SF_PORT:-54343} ;;
-    *) echo "clients.sh: unknown client '$CLIENT' (sqlalchemy, node or libpqxx)" >&2; exit 2 ;;
+    django) PORT=${SF_PORT:-54344} ;;
+    *) echo "clients.sh: unknown client '$CLIENT' (sqlalchemy, django, node or libpqxx)" >&2; exit 2 ;;
 esac
 
 apt_install() {
@@ -45,6 +48,9 @@ case "$CLIENT" in
     sqlalchemy)
         "$PY" -c 'import sqlalchemy, psycopg2' 2>/dev/null || apt_install python3 python3-sqlalchemy python3-psycopg2
         "$PY" -c 'import sqlalchemy, psycopg2; print("SQLAlchemy", sqlalchemy.__version__, "psycopg2", psycopg2.__version__)'
+        ;;
+    django)
+        "$PY" -c 'import django, psycopg2' 2>/dev/null || apt_install python3 python3-django python3-psycopg2
         ;;
     node)
         # Debian's nodejs and npm, unless the machine already has a node with npm.
@@ -78,6 +84,10 @@ case "$CLIENT" in
     sqlalchemy)
         SF_DSN="postgresql+psycopg2://postgres@/clients?host=$SERVER&port=$PORT" SF_WORKER_ID=$WORKER_ID \
             "$PY" "$ROOT/test/clients/python/test_sqlalchemy.py"
+        ;;
+    django)
+        SF_PGHOST=$SERVER SF_PGPORT=$PORT SF_PGDATABASE=clients SF_WORKER_ID=$WORKER_ID \
+            "$PY" "$ROOT/test/clients/python/test_django.py"
         ;;
     node)
         (cd "$DIR/node" && PGHOST=$SERVER PGPORT=$PORT PGUSER=postgres PGDATABASE=clients \

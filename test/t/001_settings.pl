@@ -62,10 +62,16 @@ my @bad = (
 	[ 'snowflake.datacenter_bits = 20',    'snowflake.datacenter_bits', 'Valid values are 0 to 11 with snowflake.worker_bits = 5 and snowflake.sequence_bits = 12' ],
 	[ 'snowflake.worker_bits = 64',        'snowflake.worker_bits',   'Valid values are 0 to 11 with' ],
 	[ "snowflake.epoch = 'yesterday'",     'snowflake.epoch',         'integer number of milliseconds' ],
-	[ "snowflake.epoch = '2999-01-01'",    'snowflake.epoch',         'between 1970-01-01 UTC and now' ],
-	[ "snowflake.epoch = '-5'",            'snowflake.epoch',         'between 1970-01-01 UTC and now' ],
+	# Syntax and range only: a clock still behind the epoch is no reason to
+	# refuse start (017_host_safety).
+	[ "snowflake.epoch = '10000-01-01'",   'snowflake.epoch',         'integer number of milliseconds' ],
+	[ "snowflake.epoch = '253402300800000'", 'snowflake.epoch',       'between 1970-01-01 and 9999-12-31 UTC' ],
+	[ "snowflake.epoch = '-5'",            'snowflake.epoch',         'between 1970-01-01 and 9999-12-31 UTC' ],
 	[ "snowflake.clock_backward_policy = 'sometimes'", 'snowflake.clock_backward_policy', '"error", "wait" and "borrow"' ],
-	[ 'snowflake.max_clock_backward_ms = -1', 'snowflake.max_clock_backward_ms', 'Valid values are 0 to' ],
+	[ 'snowflake.max_clock_backward_ms = -1', 'snowflake.max_clock_backward_ms', 'Valid values are 0 to 2147483647 ms (24.85 d).' ],
+	# The limit also in the unit written, and a unit PostgreSQL does not know named.
+	[ "snowflake.max_clock_backward_ms = '900h'", 'snowflake.max_clock_backward_ms', 'Valid values are 0 to 2147483647 ms (596.52 h).' ],
+	[ "snowflake.max_clock_backward_ms = '10 minutes'", 'snowflake.max_clock_backward_ms', '"minutes" is not a unit of this setting: the units are "us", "ms", "s", "min", "h" and "d".' ],
 	[ 'snowflake.random_sequence_start = maybe', 'snowflake.random_sequence_start', 'on and off' ],
 );
 foreach my $case (@bad) {

@@ -17,6 +17,8 @@ my $node = new_node('reload_identity');
 $node->adjust_conf('postgresql.conf', 'snowflake.worker_id', undef);
 $node->adjust_conf('postgresql.conf', 'snowflake.datacenter_id', undef);
 set_case($node, 'snowflake.worker_id = 5', 'snowflake.datacenter_id = 3');
+# A crash restarts the server (the test framework turns that off).
+$node->append_conf('postgresql.conf', 'restart_after_crash = on');
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 
@@ -51,10 +53,24 @@ is(node_of(), '3/5', 'ids carry datacenter 3, worker 5');
 my $log = reload_and_wait_for(qr/keeps snowflake.worker_id/, 'snowflake.datacenter_id = 3');
 like($log, qr/WARNING:  snowflake.worker_id was removed from the configuration; the node keeps snowflake.worker_id = 5/,
 	'removing worker_id: a WARNING names the setting and the value kept');
-unlike($log, qr/snowflake.worker_id.*reset to default/, 'and it is not reset to its default');
 is($node->safe_psql('postgres', 'SHOW snowflake.worker_id'), '5', 'SHOW still gives 5');
 is(status($node, 'worker_id'), '5', 'snowflake_status still gives 5');
+is(status($node, 'identity_source'), 'kept', 'and says the configured identity is kept');
 is(node_of(), '3/5', 'ids still carry worker 5');
+# The setting itself is at its default now (PostgreSQL says so in the log):
+# what keeps the identity is the node, at every reload, and it says so each
+# time.
+$log = reload_and_wait_for(qr/keeps snowflake.worker_id/, 'snowflake.datacenter_id = 3');
+like($log, qr/WARNING:  snowflake.worker_id was removed from the configuration; the node keeps snowflake.worker_id = 5/,
+	'the WARNING comes again at the next reload');
+is(node_of(), '3/5', 'ids still carry worker 5 after a second reload');
+# New sessions and parallel workers start with the setting at its default:
+# they neither fail nor change the identity.
+my $force_parallel = $node->pg_version >= 16 ? 'debug_parallel_query' : 'force_parallel_mode';
+is($node->safe_psql('postgres', <<"EOS"), '3/5|t', 'a parallel query in a new session runs, and ids keep 3/5');
+SET $force_parallel = on;
+SELECT (SELECT datacenter_id || '/' || worker_id FROM snowflake_status), count(*) > 0 FROM pg_class;
+EOS
 
 # ---- datacenter_id removed: kept (not moved to datacenter 0), with a WARNING.
 $log = reload_and_wait_for(qr/keeps snowflake.datacenter_id/, 'snowflake.worker_id = 5');
@@ -75,6 +91,16 @@ like($log, qr/WARNING:  snowflake.worker_id was removed from the configuration; 
 like($log, qr/WARNING:  snowflake.datacenter_id was removed from the configuration; the node keeps snowflake.datacenter_id = 3/,
 	'... and datacenter_id kept');
 is(node_of(), '3/6', 'ids still carry 3/6');
+
+# ---- A crash restart keeps it too: snowflake.state records the identity
+# in use.
+my $offset = -s $node->logfile;
+kill 'KILL', worker_pid($node, 'autovacuum launcher');
+$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
+like(slurp_file($node->logfile, $offset), qr/after the crash restart the node keeps datacenter_id 3 worker_id 6/,
+	'after a crash restart the log says the node keeps 3/6');
+is(node_of(), '3/6', 'and ids still carry 3/6');
+is(status($node, 'identity_source'), 'kept', '... kept, as the status says');
 
 # ---- Explicit values still change it, -1 included.
 reload_and_wait_for(qr/./, 'snowflake.worker_id = 9', 'snowflake.datacenter_id = 2');

@@ -50,11 +50,20 @@ struct SimNode {
         reserved_ms = gen.reserved_ms;
     }
 
+    // As src/pg's node identity does: under the lock, the new node first,
+    // then the word retired, so that adds and swaps prepared under the old
+    // identity fail.
     void set_identity(int64_t dc, int64_t worker) {
         std::lock_guard<std::mutex> g(lock);
+        const int64_t before = node.load();
         datacenter_id = dc;
         worker_id = worker;
-        node = layout.node_bits(dc, worker);
+        node = worker < 0 ? -1 : layout.node_bits(dc, worker);
+        if (node.load() == before)
+            return;
+        uint64_t w = word.load();
+        while (!word.compare_exchange_weak(w, snowflake::word_after_identity_change(layout, w))) {
+        }
     }
 
     // What the reserver does: a mark `window` ms past max(clock, word).
@@ -93,13 +102,8 @@ inline TakeResult take(SimNode &n, int64_t want, snowflake::ClockPolicy policy,
     req.count = want;
     const int64_t first_seq = snowflake::first_sequence(n.layout, req);
     AtomicWord word{&n.word};
-    auto view = [&n] {
-        snowflake::FastView v;
-        v.node = n.node.load();
-        v.reserved_ms = n.reserved_ms.load();
-        v.now_ms = n.now_ms.load();
-        return v;
-    };
+    auto clock = [&n] { return n.now_ms.load(); };
+    auto identity = [&n] { return snowflake::NodeView{n.node.load(), n.reserved_ms.load()}; };
     // As id_source.cpp's spin_to: until the clock leaves the millisecond
     // before `ms` -- forward, or back (then the policy decides).
     auto spin_to = [&n](int64_t ms) {
@@ -112,7 +116,7 @@ inline TakeResult take(SimNode &n, int64_t want, snowflake::ClockPolicy policy,
     };
     for (;;) {
         const snowflake::AttemptResult a =
-            snowflake::try_fast(word, view, n.layout, want, first_seq, n.use_fetch_add);
+            snowflake::try_fast(word, clock, identity, n.layout, want, first_seq, n.use_fetch_add);
         if (a.outcome == snowflake::Attempt::Issued) {
             st.fast++;
             return TakeResult{snowflake::Outcome::Issued, a.first_id, a.count};

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -34,6 +35,16 @@ const int64_t kNode = kL.node_bits(17, 25);
 
 FastView view(int64_t now, int64_t node = kNode, int64_t reserved = kT + 1000) {
     return FastView{now, node, reserved};
+}
+
+// try_fast with a fixed view: the clock and the identity as `v` has them.
+template <typename Word>
+snowflake::AttemptResult attempt(Word &w, const FastView &v, int64_t want, int64_t first_seq,
+                                 bool use_fetch_add) {
+    return snowflake::try_fast(
+        w, [&v] { return v.now_ms; },
+        [&v] { return snowflake::NodeView{v.node, v.reserved_ms}; }, kL, want, first_seq,
+        use_fetch_add);
 }
 
 IdParts parts(const Layout &l, int64_t id) {
@@ -158,13 +169,13 @@ TEST(FastPath, TheMarkItselfIsUsable) {
 
 TEST(FastAttempt, FetchAddTakesEveryIdOfTheMillisecondThenWaits) {
     PlainWord w{snowflake::word_pack(kL, kT, kNode, 0)};
-    auto v = [] { return view(kT); };
+    const FastView v = view(kT);
     for (int i = 0; i < 4096; i++) {
-        const auto a = snowflake::try_fast(w, v, kL, 1, 0, true);
+        const auto a = attempt(w, v, 1, 0, true);
         ASSERT_EQ(a.outcome, Attempt::Issued);
         ASSERT_EQ(a.first_id, kL.compose(kT, kNode, i));
     }
-    const auto a = snowflake::try_fast(w, v, kL, 1, 0, true);
+    const auto a = attempt(w, v, 1, 0, true);
     ASSERT_EQ(a.outcome, Attempt::WaitNextMs);
     EXPECT_EQ(a.wait_for_ms, kT + 1);
 }
@@ -173,13 +184,13 @@ TEST(FastAttempt, AnAddThatFindsTheMillisecondUsedUpTakesNothing) {
     // Loaded with one id left; another process takes it before the add.
     PlainWord w{snowflake::word_pack(kL, kT, kNode, 4095)};
     w.interfere_add = 1;
-    const auto a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, true);
+    const auto a = attempt(w, view(kT), 1, 0, true);
     EXPECT_EQ(a.outcome, Attempt::Retry);
     EXPECT_EQ(snowflake::word_counter(kL, w.v), 4097u) << "the failed add is left in the counter";
     EXPECT_EQ(snowflake::word_ms(kL, w.v), kT);
     EXPECT_EQ(snowflake::word_node(kL, w.v), kNode);
     // Seen used up, the next attempt waits instead of adding again.
-    EXPECT_EQ(snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, true).outcome,
+    EXPECT_EQ(attempt(w, view(kT), 1, 0, true).outcome,
               Attempt::WaitNextMs);
     EXPECT_EQ(snowflake::word_counter(kL, w.v), 4097u);
 }
@@ -189,7 +200,7 @@ TEST(FastAttempt, AnAddLandsInWhateverMillisecondTheWordHoldsNow) {
     // took 5 ids there.  The add takes the 6th of kT + 1.
     PlainWord w{snowflake::word_pack(kL, kT, kNode, 9)};
     w.interfere_add = snowflake::word_pack(kL, kT + 1, kNode, 5) - w.v;
-    const auto a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, true);
+    const auto a = attempt(w, view(kT), 1, 0, true);
     ASSERT_EQ(a.outcome, Attempt::Issued);
     EXPECT_EQ(a.first_id, kL.compose(kT + 1, kNode, 5));
 }
@@ -197,38 +208,126 @@ TEST(FastAttempt, AnAddLandsInWhateverMillisecondTheWordHoldsNow) {
 TEST(FastAttempt, CompareAndSwapModeAndBatchesRetryWhenTheWordMoved) {
     PlainWord w{snowflake::word_pack(kL, kT, kNode, 3)};
     w.cas_failures = 1;
-    auto a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, false);
+    auto a = attempt(w, view(kT), 1, 0, false);
     EXPECT_EQ(a.outcome, Attempt::Retry);
-    a = snowflake::try_fast(w, [] { return view(kT); }, kL, 1, 0, false);
+    a = attempt(w, view(kT), 1, 0, false);
     ASSERT_EQ(a.outcome, Attempt::Issued);
     EXPECT_EQ(a.first_id, kL.compose(kT, kNode, 4));
     // A batch never uses fetch-and-add, even when allowed.
-    a = snowflake::try_fast(w, [] { return view(kT); }, kL, 10, 0, true);
+    a = attempt(w, view(kT), 10, 0, true);
     ASSERT_EQ(a.outcome, Attempt::Issued);
     EXPECT_EQ(a.first_id, kL.compose(kT, kNode, 5));
     EXPECT_EQ(a.count, 10);
     EXPECT_EQ(w.v, snowflake::word_pack(kL, kT, kNode, 15));
 }
 
-TEST(FastAttempt, TheClockIsReadAfterTheWord) {
+TEST(FastAttempt, ReadsTheWordThenTheClockThenTheIdentity) {
     PlainWord w{snowflake::word_pack(kL, kT, kNode, 0)};
-    bool loaded_first = false;
+    std::string order;
     struct Spy {
         PlainWord *w;
-        bool *loaded;
+        std::string *order;
         uint64_t load() {
-            *loaded = true;
+            *order += "word ";
             return w->load();
         }
         uint64_t fetch_add(uint64_t n) { return w->fetch_add(n); }
         bool cas(uint64_t *e, uint64_t d) { return w->cas(e, d); }
-    } spy{&w, &loaded_first};
-    bool ok = false;
-    snowflake::try_fast(spy, [&] {
-        ok = loaded_first;
-        return view(kT);
-    }, kL, 1, 0, true);
-    EXPECT_TRUE(ok);
+    } spy{&w, &order};
+    snowflake::try_fast(
+        spy,
+        [&] {
+            order += "clock ";
+            return kT;
+        },
+        [&] {
+            order += "identity";
+            return snowflake::NodeView{kNode, kT + 1000};
+        },
+        kL, 1, 0, true);
+    EXPECT_EQ(order, "word clock identity");
+}
+
+// ---- an identity change against attempts in flight ---------------------------
+//
+// A process loads the word and reads the identity, is descheduled, and the
+// node identity changes (a reload); when it resumes, the add or swap it
+// prepared must not issue an id of the old identity.
+
+const int64_t kOtherNode = kL.node_bits(17, 26);
+
+TEST(IdentityChange, RetiresTheWordsMillisecondForEveryNodeAndOnlyGrowsIt) {
+    for (uint64_t counter : {0u, 1u, 4095u, 4096u, 5000u, 8191u}) {
+        for (int64_t node : {int64_t{0}, kNode, kL.node_bits(31, 31)}) {
+            const uint64_t w = snowflake::word_pack(kL, kT, node, counter);
+            const uint64_t r = snowflake::word_after_identity_change(kL, w);
+            EXPECT_GE(r, w);
+            EXPECT_EQ(snowflake::word_ms(kL, r), kT) << "the clock's millisecond stays";
+            EXPECT_GT(snowflake::word_counter(kL, r), static_cast<uint64_t>(kL.max_sequence()))
+                << "used up";
+            if (counter <= static_cast<uint64_t>(kL.max_sequence())) {
+                EXPECT_GT(r, w) << "a word that could still take ids changes";
+            }
+            int64_t id;
+            EXPECT_FALSE(snowflake::word_take(kL, r, &id)) << "an add on it takes nothing";
+            for (int64_t n : {int64_t{0}, kNode, kOtherNode})
+                EXPECT_EQ(snowflake::decide_fast(r, view(kT, n), kL, 1, 0).step,
+                          FastStep::WaitNextMs);
+        }
+    }
+}
+
+// The identity read, then the change lands before the attempt's add or swap.
+template <typename Word>
+snowflake::AttemptResult attempt_across_change(Word &w, int64_t now) {
+    return snowflake::try_fast(
+        w, [now] { return now; },
+        [&w] {
+            const snowflake::NodeView old{kNode, kT + 1000};  // read before the change
+            w.v = snowflake::word_after_identity_change(kL, w.v);
+            return old;
+        },
+        kL, 1, 0, true);
+}
+
+TEST(IdentityChange, AnAddPreparedUnderTheOldIdentityTakesNothing) {
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 7)};
+    const auto a = attempt_across_change(w, kT);
+    EXPECT_EQ(a.outcome, Attempt::Retry) << "issued " << a.first_id;
+}
+
+TEST(IdentityChange, ASwapPreparedUnderTheOldIdentityFails) {
+    // The clock has moved on: the attempt would move the word to the new
+    // millisecond under the node it read.
+    PlainWord w{snowflake::word_pack(kL, kT, kNode, 7)};
+    const auto a = attempt_across_change(w, kT + 276);
+    EXPECT_EQ(a.outcome, Attempt::Retry) << "issued " << a.first_id;
+    // Retried with the new identity, it issues under it.
+    const auto b = attempt(w, view(kT + 276, kOtherNode), 1, 0, true);
+    ASSERT_EQ(b.outcome, Attempt::Issued);
+    EXPECT_EQ(b.first_id, kL.compose(kT + 276, kOtherNode, 0));
+}
+
+TEST(IdentityChange, OnTheWholePathNoIdOfTheOldNodeFollowsTheChange) {
+    SimNode n(kL, -1);
+    n.set_identity(17, 25);
+    n.auto_reserve_ms = 1000;
+    n.now_ms = kT;
+    const auto a = take(n, 1, ClockPolicy::Borrow, 1000);
+    ASSERT_EQ(a.outcome, Outcome::Issued);
+    n.set_identity(17, 26);
+    // Same millisecond: the old node's millisecond is used up for the new
+    // one (its ids there could sort below ids already issued).
+    std::thread ticker([&n] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        n.now_ms += 1;
+    });
+    const auto b = take(n, 1, ClockPolicy::Borrow, 1000);
+    ticker.join();
+    ASSERT_EQ(b.outcome, Outcome::Issued);
+    EXPECT_GT(b.first_id, a.first_id);
+    EXPECT_EQ(parts(kL, b.first_id).worker_id, 26);
+    EXPECT_EQ(parts(kL, b.first_id).timestamp, kT + 1);
 }
 
 // ---- take_locked and the whole path ------------------------------------------
@@ -311,6 +410,35 @@ TEST(SlowPath, AnEpisodeEndedByTheFastPathLetsTheNextStepCountAgain) {
     ASSERT_EQ(take(n, 1, ClockPolicy::Borrow, 1000).outcome, Outcome::Issued);
     EXPECT_EQ(n.gen.backward_events, 2u);
     EXPECT_EQ(n.gen.max_backward_ms, 150) << "measured from the fast path's millisecond";
+}
+
+TEST(SlowPath, AFreshNodeWaitingForItsFirstReservationReportsNoStepBack) {
+    // No state file: the word starts at millisecond 0.  Until the reserver
+    // has written the first mark, every attempt goes to the slow path and
+    // loads that word again; it is no reading of the clock stepping back
+    // from the real one the previous attempt saw.
+    SimNode n(kL, -1);
+    n.set_identity(17, 25);
+    n.now_ms = kT;
+    snowflake::Request req{};
+    req.policy = ClockPolicy::Borrow;
+    req.max_backward_ms = 10000;
+    req.count = 1;
+    req.datacenter_id = 17;
+    req.worker_id = 25;
+    snowflake_test::AtomicWord word{&n.word};
+    for (int i = 0; i < 3; i++) {
+        const auto r = snowflake::take_locked(word, [&n] { return n.now_ms.load(); }, &n.gen, kL,
+                                              n.reserved_ms.load(), req);
+        ASSERT_EQ(r.outcome, Outcome::NeedReservation);
+        n.now_ms += 1;
+    }
+    n.reserve_ahead(1000);
+    const auto r = snowflake::take_locked(word, [&n] { return n.now_ms.load(); }, &n.gen, kL,
+                                          n.reserved_ms.load(), req);
+    ASSERT_EQ(r.outcome, Outcome::Issued);
+    EXPECT_EQ(n.gen.max_backward_ms, 0);
+    EXPECT_EQ(n.gen.backward_events, 0u);
 }
 
 TEST(SlowPath, ErrorPolicyRefusesAStepBackWithoutTouchingTheWord) {

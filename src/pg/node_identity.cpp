@@ -1,0 +1,376 @@
+// The node identity's rules (node_identity.hpp).
+#include <cstring>
+#include <unistd.h>
+
+#include "../core/id_word.hpp"
+#include "node_identity.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
+#include "state_file.hpp"
+
+#include "pg_includes.hpp"
+extern "C" {
+#include "postmaster/postmaster.h"
+}
+
+namespace sfpg {
+
+namespace {
+
+// Sets the identity ids are issued under; the caller holds the lock (or is
+// the postmaster initialising shared memory).  A change of node retires the
+// id word's millisecond after publishing the new node: an add or swap that
+// another process prepared under the old node then fails, and its retry
+// reads the new one (core/id_path.hpp).
+void set_identity(SharedState *s, int datacenter_id, int worker_id, IdentitySource source) {
+    IdentityShared &id = s->identity;
+    id.datacenter_id = datacenter_id;
+    id.worker_id = worker_id;
+    id.source = worker_id < 0 ? IdentitySource::None : source;
+    const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
+    if (static_cast<int64>(pg_atomic_read_u64(&s->node)) == node)
+        return;
+    pg_atomic_write_u64(&s->node, static_cast<uint64>(node));
+    // The swap is a full barrier: the new node is visible before the word
+    // changes.  The fast path reads the node after the word.
+    uint64 w = pg_atomic_read_u64(&s->word);
+    while (!pg_atomic_compare_exchange_u64(&s->word, &w,
+                                           snowflake::word_after_identity_change(g_layout, w))) {
+    }
+}
+
+void warn_kept(const char *name, int kept, int default_value) {
+    ereport(WARNING,
+            (errmsg("%s was removed from the configuration; the node keeps %s = %d", name, name,
+                    kept),
+             errdetail("Resetting it to its default (%d) would change the node identity ids are "
+                       "issued under.",
+                       default_value),
+             errhint("To change it, set a new value explicitly (-1 unsets snowflake.worker_id). "
+                     "At the next server start the configuration applies as it is.")));
+}
+
+}  // namespace
+
+bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
+
+bool citus_mode() { return guc_worker_id < 0 && citus_configured(); }
+
+void identity_init(SharedState *s) {
+    IdentityShared &id = s->identity;
+    memset(&id, 0, sizeof id);
+    id.worker_id = -1;
+    pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
+    if (!registry_mode() && !citus_mode())
+        set_identity(s, guc_datacenter_id, guc_worker_id, IdentitySource::Configured);
+}
+
+void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored) {
+    const bool citus = citus_mode();
+    if ((!registry_mode() && !citus) || stored.registry_node_key[0] == '\0')
+        return;  // a configured identity, or a record of one: not a claim
+    char key[snowflake::kNodeKeyMaxLen + 1];
+    if (citus)
+        identity_citus_key(key, sizeof key);
+    else
+        identity_node_key(key, sizeof key);
+    if (strcmp(key, stored.registry_node_key) != 0) {
+        ereport(LOG, (errmsg(citus ? "snowflake: snowflake.state holds the identity %s, not this "
+                                     "node's from Citus (%s); reading the group id anew"
+                                   : "snowflake: snowflake.state holds the registry claim of "
+                                     "node %s, not of this node (%s); claiming anew",
+                             stored.registry_node_key, key)));
+        return;
+    }
+    const snowflake::Layout &l = stored.layout;
+    if (l.datacenter_bits != g_layout.datacenter_bits || l.worker_bits != g_layout.worker_bits ||
+        stored.datacenter_id < 0 || stored.datacenter_id > g_layout.max_datacenter_id() ||
+        stored.worker_id < 0 || stored.worker_id > g_layout.max_worker_id())
+        return;  // other widths: start-up refuses them anyway
+    IdentityShared &id = s->identity;
+    set_identity(s, static_cast<int>(stored.datacenter_id), static_cast<int>(stored.worker_id),
+                 citus ? IdentitySource::Citus : IdentitySource::Claimed);
+    strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
+    id.registry_state = RegistryState::Claimed;
+    if (citus)
+        ereport(LOG, (errmsg("snowflake: resuming the identity from Citus recorded in "
+                             "snowflake.state: datacenter_id %d worker_id %d",
+                             id.datacenter_id, id.worker_id)));
+    else
+        ereport(LOG, (errmsg("snowflake: resuming the registry claim of node %s recorded in "
+                             "snowflake.state: datacenter_id %d worker_id %d",
+                             key, id.datacenter_id, id.worker_id)));
+}
+
+void identity_keep_after_crash(SharedState *s, const snowflake::StateRecord &stored) {
+    if (registry_configured() || citus_configured() || stored.registry_node_key[0] != '\0' ||
+        stored.worker_id < 0 ||
+        stored.worker_id > g_layout.max_worker_id() || stored.datacenter_id < 0 ||
+        stored.datacenter_id > g_layout.max_datacenter_id())
+        return;  // not a configured identity this layout can carry
+    IdentityShared &id = s->identity;
+    const bool keep_worker =
+        !setting_is_set("snowflake.worker_id") && guc_worker_id != stored.worker_id;
+    const int worker = keep_worker ? static_cast<int>(stored.worker_id) : guc_worker_id;
+    const bool keep_datacenter = worker >= 0 && !setting_is_set("snowflake.datacenter_id") &&
+                                 guc_datacenter_id != stored.datacenter_id;
+    if (!keep_worker && !keep_datacenter)
+        return;
+    set_identity(s, keep_datacenter ? static_cast<int>(stored.datacenter_id) : guc_datacenter_id,
+                 worker, IdentitySource::Configured);
+    id.kept_worker_id = keep_worker;
+    id.kept_datacenter_id = keep_datacenter;
+    ereport(LOG, (errmsg("snowflake: after the crash restart the node keeps datacenter_id %d "
+                         "worker_id %d, recorded in snowflake.state",
+                         id.datacenter_id, id.worker_id),
+                  errdetail("The configuration no longer sets %s.",
+                            keep_worker && keep_datacenter
+                                ? "snowflake.worker_id and snowflake.datacenter_id"
+                                : keep_worker ? "snowflake.worker_id" : "snowflake.datacenter_id")));
+}
+
+void identity_after_reload(SharedState *s) {
+    // Whether each setting is still set anywhere (file, ALTER SYSTEM,
+    // command line): one that is not has its default now.
+    const bool worker_set = setting_is_set("snowflake.worker_id");
+    const bool datacenter_set = setting_is_set("snowflake.datacenter_id");
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const int current_datacenter = id.datacenter_id, current_worker = id.worker_id;
+    const IdentitySource current_source = id.source;
+    const int64_t file_mark = s->file_mark_unix_ms;
+    LWLockRelease(&s->lock);
+    if ((current_source == IdentitySource::Claimed || current_source == IdentitySource::Citus) &&
+        guc_worker_id < 0)
+        return;  // the registry's (Citus's) claim stays while no worker_id is configured
+
+    // A configured identity in use: a value whose setting is gone stays.
+    const bool configured = current_source == IdentitySource::Configured;
+    const bool keep_worker = configured && !worker_set && guc_worker_id != current_worker;
+    const int worker = keep_worker ? current_worker : guc_worker_id;
+    const bool keep_datacenter =
+        configured && worker >= 0 && !datacenter_set && guc_datacenter_id != current_datacenter;
+    const int datacenter = keep_datacenter ? current_datacenter : guc_datacenter_id;
+    const bool changes = datacenter != current_datacenter || worker != current_worker ||
+                         (worker >= 0 && !configured);
+    // snowflake.state records the identity before any id carries it: a
+    // crash restart keeps an identity from there (identity_keep_after_crash),
+    // which must never be one the node had left.  (No file: no id was ever
+    // issued, nothing to record.)
+    if (changes && file_mark >= 0) {
+        snowflake::StateRecord r = current_record(file_mark);
+        r.datacenter_id = datacenter;
+        r.worker_id = worker;
+        r.registry_node_key[0] = '\0';
+        write_state_file(r);
+    }
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    set_identity(s, datacenter, worker, IdentitySource::Configured);
+    id.kept_worker_id = keep_worker;
+    id.kept_datacenter_id = keep_datacenter;
+    id.registry_node_key[0] = '\0';  // a configured identity wins over a claim
+    if (changes && file_mark >= 0)
+        s->durable_writes++;
+    LWLockRelease(&s->lock);
+    // Said at every reload while it lasts, so that it cannot go unnoticed.
+    if (keep_worker)
+        warn_kept("snowflake.worker_id", current_worker, -1);
+    if (keep_datacenter)
+        warn_kept("snowflake.datacenter_id", current_datacenter, 0);
+}
+
+bool identity_in_use(IdentityView *v) {
+    // Plain data copied under the lock; the registry's error into a static
+    // buffer.
+    static char reason[sizeof(IdentityShared::registry_error)];
+    SharedState *s = g_shared;
+    *v = IdentityView{guc_datacenter_id, -1, IdentitySource::None, false, nullptr};
+    if (s == nullptr)
+        return false;
+    const IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    v->datacenter_id = id.datacenter_id;
+    v->worker_id = id.worker_id;
+    v->source = id.source;
+    v->kept = id.kept_worker_id || id.kept_datacenter_id;
+    const bool waiting = id.worker_id < 0 && id.registry_state != RegistryState::None;
+    if (waiting)
+        strlcpy(reason, id.registry_error[0] ? id.registry_error : "no answer from the registry yet",
+                sizeof reason);
+    LWLockRelease(&s->lock);
+    if (waiting)
+        v->waiting_for_registry = reason;
+    return v->worker_id >= 0;
+}
+
+const char *identity_source_name(const IdentityView &v) {
+    switch (v.source) {
+    case IdentitySource::Configured:
+        return v.kept ? "kept" : "configured";
+    case IdentitySource::Claimed:
+        return "registry";
+    case IdentitySource::Citus:
+        return "citus";
+    case IdentitySource::None:
+        break;
+    }
+    return "none";
+}
+
+void identity_into_record(snowflake::StateRecord *r) {
+    SharedState *s = g_shared;
+    // The postmaster writes the last record after every other process has
+    // exited (record_final_mark): nothing to lock against, and no PGPROC.
+    const bool lock = IsUnderPostmaster;
+    const IdentityShared &id = s->identity;
+    if (lock)
+        LWLockAcquire(&s->lock, LW_SHARED);
+    r->datacenter_id = id.datacenter_id;
+    r->worker_id = id.worker_id;
+    if (id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus)
+        strlcpy(r->registry_node_key, id.registry_node_key, sizeof r->registry_node_key);
+    else
+        r->registry_node_key[0] = '\0';
+    if (lock)
+        LWLockRelease(&s->lock);
+}
+
+void identity_node_key(char *buf, size_t len) {
+    // Bytes that cannot be recorded in the state file (none in a real host
+    // name) become '_'.
+    char host[256] = "unknown";
+    if (gethostname(host, sizeof host - 1) != 0)
+        strlcpy(host, "unknown", sizeof host);
+    host[sizeof host - 1] = '\0';
+    for (char *p = host; *p; p++) {
+        const unsigned char c = static_cast<unsigned char>(*p);
+        if (c <= ' ' || c > '~')
+            *p = '_';
+    }
+    snprintf(buf, len, "%llu:%s:%d", static_cast<unsigned long long>(GetSystemIdentifier()), host,
+             PostPortNumber);
+}
+
+void identity_citus_key(char *buf, size_t len) {
+    char node[snowflake::kNodeKeyMaxLen + 1];
+    identity_node_key(node, sizeof node);
+    snprintf(buf, len, "citus:%s", node);
+}
+
+bool identity_is_configured(SharedState *s) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool configured = s->identity.source == IdentitySource::Configured;
+    LWLockRelease(&s->lock);
+    return configured;
+}
+
+bool identity_held_claim(SharedState *s, int *datacenter_id, int *worker_id) {
+    const IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool held = id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus;
+    *datacenter_id = id.datacenter_id;
+    *worker_id = id.worker_id;
+    LWLockRelease(&s->lock);
+    return held;
+}
+
+void identity_note_registry_failure(SharedState *s, RegistryState state, const char *error) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (id.source != IdentitySource::Claimed && id.source != IdentitySource::Citus) {
+        strlcpy(id.registry_error, error, sizeof id.registry_error);
+        id.registry_state = state;
+    }
+    LWLockRelease(&s->lock);
+}
+
+void identity_drop_claim(SharedState *s, RegistryState state, const char *why) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    const bool held = id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus;
+    if (held) {
+        set_identity(s, id.datacenter_id, -1, IdentitySource::None);
+        id.registry_node_key[0] = '\0';
+        id.claims_adopted++;  // the reserver records that there is none
+    }
+    if (id.source == IdentitySource::None) {
+        strlcpy(id.registry_error, why, sizeof id.registry_error);
+        id.registry_state = state;
+    }
+    Latch *reserver = s->reserver_latch;
+    LWLockRelease(&s->lock);
+    if (held && reserver)
+        SetLatch(reserver);
+}
+
+Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
+                             int *old_datacenter_id, int *old_worker_id, IdentitySource source) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (id.source == IdentitySource::Configured) {
+        LWLockRelease(&s->lock);
+        return Adopted::ConfiguredWins;
+    }
+    Adopted result = Adopted::New;
+    if (id.source == source)
+        result = id.datacenter_id == datacenter_id && id.worker_id == worker_id ? Adopted::Same
+                                                                                : Adopted::Moved;
+    *old_datacenter_id = id.datacenter_id;
+    *old_worker_id = id.worker_id;
+    set_identity(s, datacenter_id, worker_id, source);
+    strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
+    id.registry_error[0] = '\0';
+    id.registry_state = RegistryState::Claimed;
+    if (result != Adopted::Same)
+        id.claims_adopted++;  // the reserver records it in the state file
+    Latch *reserver = s->reserver_latch;
+    LWLockRelease(&s->lock);
+    if (result != Adopted::Same && reserver)
+        SetLatch(reserver);
+    return result;
+}
+
+void identity_record_new_claim(SharedState *s) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const uint32_t adopted = id.claims_adopted;
+    const bool wanted = adopted != id.claims_recorded;
+    const int64_t mark = s->file_mark_unix_ms;
+    LWLockRelease(&s->lock);
+    if (!wanted)
+        return;
+    // The mark the state file holds already, now with the claim.
+    write_state_file(current_record(mark));
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    id.claims_recorded = adopted;
+    s->durable_writes++;
+    LWLockRelease(&s->lock);
+}
+
+namespace {
+
+// The value a SHOW hook displays: the kept one while a removed setting's
+// value is kept (read under the lock, in a process that can take it).
+const char *show_identity(bool worker) {
+    static char buf[16];
+    SharedState *s = g_shared;
+    int value = worker ? guc_worker_id : guc_datacenter_id;
+    if (s != nullptr && IsUnderPostmaster && MyProc != nullptr) {
+        const IdentityShared &id = s->identity;
+        LWLockAcquire(&s->lock, LW_SHARED);
+        if (worker && id.kept_worker_id)
+            value = id.worker_id;
+        else if (!worker && id.kept_datacenter_id)
+            value = id.datacenter_id;
+        LWLockRelease(&s->lock);
+    }
+    snprintf(buf, sizeof buf, "%d", value);
+    return buf;
+}
+
+}  // namespace
+
+const char *show_worker_id() { return show_identity(true); }
+const char *show_datacenter_id() { return show_identity(false); }
+
+}  // namespace sfpg

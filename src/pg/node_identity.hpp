@@ -1,0 +1,177 @@
+// The node identity: the (datacenter_id, worker_id) every id of this node
+// carries.  This module is its one home: where it comes from, when it may
+// change, and what a reload does.  Nothing else writes it.
+//
+// Where it comes from, first match wins:
+//   1. the configuration: snowflake.worker_id (>= 0) with
+//      snowflake.datacenter_id;
+//   2. a registry claim: snowflake.registry set and no worker_id; the
+//      "snowflake registrar" worker claims a pair, which is recorded in
+//      snowflake.state with this node's key and resumed at every start;
+//   3. the Citus group id: snowflake.citus_database set and no worker_id;
+//      the "snowflake citus identity" worker reads the node's group from
+//      Citus's catalog (citus_identity.hpp) and adopts the identity it maps
+//      to (core/group_identity.hpp), recorded in snowflake.state under the
+//      key "citus:" + this node's key and resumed at every start like a
+//      registry claim;
+//   otherwise there is none, and ids are refused with a hint.  (The registry
+//   and the Citus group are never both set: start-up refuses it.)
+//
+// When it changes:
+//   - The postmaster publishes it at start (and after a crash restart) from
+//     the configuration and the state file.  After that only the "snowflake
+//     reserver" publishes the configured identity (after every reload, and
+//     when it starts), and only the registrar (or the Citus reader) adopts a
+//     claim -- always under the generator lock.  Backends never issue ids under their own copy of
+//     the settings, which a running statement keeps after a reload.
+//   - It never changes by omission.  A reload after snowflake.worker_id or
+//     snowflake.datacenter_id stopped being set anywhere (removed from the
+//     file, ALTER SYSTEM RESET) keeps the value in use, with a WARNING at
+//     every reload while that lasts; SHOW and snowflake_status show the kept
+//     value.  Only an explicit value changes it (-1 unsets worker_id).  A
+//     crash restart keeps it too (from snowflake.state); a restart takes the
+//     configuration as it is.
+//   - Every change retires the id word's millisecond
+//     (snowflake::word_after_identity_change): an id another backend was
+//     about to take under the old identity is not issued.
+//
+// The settings' check hooks only validate ranges: a process that initialises
+// or restores its settings (a new backend, a parallel worker) never fails on
+// the identity.
+#pragma once
+
+#include <cstdint>
+
+#include "../core/state_record.hpp"
+
+namespace sfpg {
+
+struct SharedState;
+
+enum class IdentitySource : int {
+    None = 0,    // no identity: ids are refused
+    Configured,  // snowflake.worker_id / snowflake.datacenter_id
+    Claimed,     // a registry claim
+    Citus,       // the Citus group id (a claim too: recorded, resumed, second to Configured)
+};
+
+enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
+
+// The identity's part of the shared state; every field is guarded by the
+// generator lock.
+struct IdentityShared {
+    int32_t datacenter_id;
+    int32_t worker_id;  // -1: no identity (yet)
+    IdentitySource source;
+    // Configured values kept after the setting stopped being set.
+    bool kept_datacenter_id;
+    bool kept_worker_id;
+
+    // snowflake.registry's progress, or the Citus group id's: why there is
+    // no identity (yet).
+    RegistryState registry_state;
+    char registry_error[256];
+    // The key the claim in use belongs to (set with source Claimed or
+    // Citus).
+    char registry_node_key[snowflake::kNodeKeyMaxLen + 1];
+    // Claims adopted / written to the state file by the reserver.
+    uint32_t claims_adopted;
+    uint32_t claims_recorded;
+};
+
+// What snowflake_status and error messages show.
+struct IdentityView {
+    int datacenter_id;
+    int worker_id;  // -1: none
+    IdentitySource source;
+    bool kept;  // a configured value is kept after its setting was removed
+    // With no identity in registry or Citus mode: why there is none yet.
+    const char *waiting_for_registry;
+};
+
+// Whether the node takes its identity from the registry: snowflake.registry
+// is set and snowflake.worker_id is not.
+bool registry_mode();
+
+// Whether the node takes its identity from its Citus group:
+// snowflake.citus_database is set and snowflake.worker_id is not.
+bool citus_mode();
+
+// In the postmaster, when shared memory is (re)initialised: the identity
+// from the configuration.  No lock needed: no other process exists yet.
+void identity_init(SharedState *s);
+
+// In the postmaster, once the state file is read: in registry (or Citus)
+// mode, if `stored` holds this node's own claim (identity from Citus) under
+// the configured widths, it becomes the identity at once.
+void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored);
+
+// In the postmaster, when it reinitialises shared memory after a crash, once
+// the state file is read: a configured identity that the reserver kept after
+// its setting was removed (recorded in `stored`) is kept on, as a reload
+// would.  (A restart, unlike a crash restart, takes the configuration as it
+// is.)
+void identity_keep_after_crash(SharedState *s, const snowflake::StateRecord &stored);
+
+// In the reserver, when it starts and after every reload: publishes the
+// configured identity, keeping values whose setting was removed (WARNING).
+void identity_after_reload(SharedState *s);
+
+// The identity in use.  Returns false (and fills *v all the same) when there
+// is none.  Takes the lock.
+bool identity_in_use(IdentityView *v);
+
+// "configured", "kept", "registry", "citus" or "none".
+const char *identity_source_name(const IdentityView &v);
+
+// The identity in use, and the claim's key if it is a claim, into a record
+// about to be written to the state file.
+void identity_into_record(snowflake::StateRecord *r);
+
+// This node's key in the registry: system identifier, host name and port.
+void identity_node_key(char *buf, size_t len);
+
+// The key an identity from Citus is recorded under: "citus:" + the node key.
+void identity_citus_key(char *buf, size_t len);
+
+// ---- for the registrar and the Citus reader ---------------------------------------
+
+// Whether a configured identity is in use (then no claim is ever adopted).
+bool identity_is_configured(SharedState *s);
+
+// The claim the node holds, if any.
+bool identity_held_claim(SharedState *s, int *datacenter_id, int *worker_id);
+
+// Records why there is no claim, where backends can see it.  A node that
+// holds a claim keeps it when a renewal fails.
+void identity_note_registry_failure(SharedState *s, RegistryState state, const char *error);
+
+enum class Adopted { New, Same, Moved, ConfiguredWins };
+
+// Makes the registry's answer (source Claimed) or the Citus group's
+// (source Citus) the identity, unless a configured identity is in use:
+// decided under the lock, so a worker_id set and reloaded while the claim
+// was on its way wins.  *old_* receive the identity it replaced.
+Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
+                             int *old_datacenter_id, int *old_worker_id,
+                             IdentitySource source = IdentitySource::Claimed);
+
+// Gives up the claim the node holds, if any (the node has no identity
+// then), and records why there is none (as identity_note_registry_failure).
+// The reserver records it in the state file, so that no restart resumes
+// it.  For the Citus reader: a node whose Citus metadata was cleared.
+void identity_drop_claim(SharedState *s, RegistryState state, const char *why);
+
+// In the reserver: writes the state file again (same mark) when a claim was
+// adopted that it does not record yet, so the claim survives a crash before
+// the node's first id.
+void identity_record_new_claim(SharedState *s);
+
+// ---- for the settings ----------------------------------------------------------
+
+// SHOW hooks of snowflake.worker_id and snowflake.datacenter_id: the value in
+// use while a removed setting's value is kept, else the setting's own.
+const char *show_worker_id();
+const char *show_datacenter_id();
+
+}  // namespace sfpg
