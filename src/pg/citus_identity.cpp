@@ -1,4 +1,5 @@
 // The node identity from the Citus group id (citus_identity.hpp).
+#include <csignal>
 #include <cstring>
 #include <ctime>
 
@@ -157,8 +158,10 @@ void forget_latch(int, Datum) {
         return;
     LWLockReleaseAll();
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (s->citus_reader_latch == MyLatch)
+    if (s->citus_reader_latch == MyLatch) {
         s->citus_reader_latch = nullptr;
+        s->citus_reader_pid = 0;
+    }
     LWLockRelease(&s->lock);
 }
 
@@ -190,6 +193,20 @@ bool wait_for_citus_identity() {
     }
 }
 
+void citus_reader_leave_database() {
+    SharedState *s = g_shared;
+    if (s == nullptr)
+        return;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const int pid = s->citus_reader_pid;
+    LWLockRelease(&s->lock);
+    // DROP DATABASE waits up to 5 s for the other sessions to leave; the
+    // worker exits at its next CHECK_FOR_INTERRUPTS (it is idle on its latch
+    // or in one short catalog read).
+    if (pid > 0)
+        (void)kill(pid, SIGTERM);
+}
+
 }  // namespace sfpg
 
 extern "C" {
@@ -214,6 +231,7 @@ static void citus_reader_body() {
     before_shmem_exit(forget_latch, 0);
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     s->citus_reader_latch = MyLatch;
+    s->citus_reader_pid = MyProcPid;
     LWLockRelease(&s->lock);
     for (;;) {
         CHECK_FOR_INTERRUPTS();

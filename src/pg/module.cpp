@@ -1,11 +1,11 @@
 // Module entry: PG_MODULE_MAGIC and _PG_init.
 #include "citus_identity.hpp"
 #include "registry.hpp"
-#include "replicated_default_guard.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "upgrade_guard.hpp"
+#include "utility_hook.hpp"
 #include "wal_mark.hpp"
 #include "wall_clock.hpp"
 
@@ -40,7 +40,7 @@ static void init_module() {
         sfpg::register_citus_reader();
     }
     sfpg::register_wal_mark_rmgr();
-    sfpg::install_replicated_default_guard();
+    sfpg::install_utility_hook();
 }
 
 void _PG_init(void) { sfpg::firewall_void(init_module); }

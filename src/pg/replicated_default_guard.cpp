@@ -12,28 +12,25 @@
 // path (add the column without a default, fill it from the coordinator,
 // then set the default).
 //
-// Why a ProcessUtility hook, and not an event trigger at ddl_command_start:
-// whether the table has rows can only be asked through Citus (its rows live
-// on the workers), and an event trigger fires inside Citus's processing of
-// the ALTER TABLE, where Citus answers every query on a distributed table
-// with no rows (it takes them for PostgreSQL's constraint checks).  Citus
-// must come first in shared_preload_libraries, so this hook, installed
-// after Citus's, runs before it: where Citus runs its own "is the table
-// empty" check for nextval() defaults, before anything is locked or sent
-// to a node.
+// Why in the ProcessUtility hook (utility_hook.cpp), and not an event
+// trigger at ddl_command_start: whether the table has rows can only be asked
+// through Citus (its rows live on the workers), and an event trigger fires
+// inside Citus's processing of the ALTER TABLE, where Citus answers every
+// query on a distributed table with no rows (it takes them for
+// PostgreSQL's constraint checks).  Citus must come first in
+// shared_preload_libraries, so snowflake's hook, installed after Citus's,
+// runs before it: where Citus runs its own "is the table empty" check for
+// nextval() defaults, before anything is locked or sent to a node.
 //
-// Harmless to the host: the hook is installed only while preloading and
-// passes every statement on to the previous hook (or the standard one)
-// unchanged.  For every statement but ALTER TABLE it does one tag test;
-// for ALTER TABLE it reads the parse tree, and touches the catalog only
-// when a default or USING expression calls a function named
-// snowflake_nextval.  Then it checks that the call is this library's
+// Harmless to the host: it reads the statement's parse tree, and touches
+// the catalog only when a default or USING expression calls a function
+// named snowflake_nextval.  Then it checks that the call is this library's
 // function and that Citus is installed in this database, reads Citus's
-// catalog, and only for a replicated table asks for one row.  It never checks in binary-upgrade mode, for commands run as
-// part of another (PROCESS_UTILITY_SUBCOMMAND), or for DDL that Citus
-// applies on a node (citus.enable_ddl_propagation is off there): the node
-// that received the statement decides.
+// catalog, and only for a replicated table asks for one row.  DDL that
+// Citus applies on a node (citus.enable_ddl_propagation is off there) is
+// not checked again: the node that received the statement decided.
 #include "pg_includes.hpp"
+#include "replicated_default_guard.hpp"
 
 #include "firewall.hpp"
 
@@ -46,7 +43,6 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "parser/parse_func.h"
-#include "tcop/utility.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 }
@@ -273,30 +269,12 @@ void check_alter_table(AlterTableStmt *stmt) {
                      table, target, fill)));
 }
 
-ProcessUtility_hook_type prev_process_utility = nullptr;
-
-void guard_process_utility(PlannedStmt *pstmt, const char *query_string, bool read_only_tree,
-                           ProcessUtilityContext context, ParamListInfo params,
-                           QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc) {
-    Node *tree = pstmt->utilityStmt;
-    if (tree != nullptr && IsA(tree, AlterTableStmt) && context != PROCESS_UTILITY_SUBCOMMAND &&
-        !IsBinaryUpgrade)
-        sfpg::run_guarded([&] { check_alter_table(reinterpret_cast<AlterTableStmt *>(tree)); });
-    if (prev_process_utility)
-        prev_process_utility(pstmt, query_string, read_only_tree, context, params, query_env, dest,
-                             qc);
-    else
-        standard_ProcessUtility(pstmt, query_string, read_only_tree, context, params, query_env,
-                                dest, qc);
-}
-
 }  // namespace
 
 namespace sfpg {
 
-void install_replicated_default_guard() {
-    prev_process_utility = ProcessUtility_hook;
-    ProcessUtility_hook = guard_process_utility;
+void guard_replicated_default(AlterTableStmt *stmt) {
+    run_guarded([&] { check_alter_table(stmt); });
 }
 
 }  // namespace sfpg

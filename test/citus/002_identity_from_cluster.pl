@@ -69,6 +69,13 @@ EOC
 	}
 	ok($ok, 'database app without Citus: no identity, and the reason names the database')
 	  or diag($err);
+	# The worker connected to app does not keep it from being dropped.
+	is($lone->safe_psql('postgres',
+			"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'snowflake citus identity' AND datname = 'app'"),
+		'1', 'the worker is connected to app');
+	my ($ret, $out, $drop_err) = $lone->psql('postgres', 'DROP DATABASE app');
+	is($ret, 0, 'DROP DATABASE of snowflake.citus_database works while the worker is connected')
+	  or diag($drop_err);
 	$lone->stop;
 }
 
