@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Citus, built from its source tarball into a Debian root of test/lib/pgroot.sh,
 # for the Citus suite (source, don't run; needs pgroot.sh sourced first).
 # No package registry here has Citus: its source lies next to the checkout,
@@ -24,8 +25,8 @@ SF_CITUS_BUILD_PACKAGES="gcc make libssl-dev libcurl4-openssl-dev liblz4-dev lib
 sf_citus_tarball() {
     local checkout=$1 dir t
     dir=${SNOWFLAKE_THIRDPARTY_DIR:-$checkout/../shared/thirdparty}
-    t=$(ls "$dir"/citus-*.tar.gz 2>/dev/null | sort -V | tail -n 1)
-    if [ -z "$t" ]; then
+    t=$(printf '%s\n' "$dir"/citus-*.tar.gz | sort -V | tail -n 1)
+    if [ ! -f "$t" ]; then
         echo "the Citus source is missing: no citus-*.tar.gz in $dir" >&2
         echo "(the Citus suite builds its servers from ../shared/thirdparty next to the" \
             "checkout; set SNOWFLAKE_THIRDPARTY_DIR to use another directory)" >&2
