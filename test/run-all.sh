@@ -16,6 +16,10 @@
 #
 # SNOWFLAKE_TEST_DIR   work directory (default /var/tmp/snowflake-test)
 # SNOWFLAKE_ROOTS_DIR  where the roots live (default /var/tmp)
+# SNOWFLAKE_CORE_REGRESS_VERSIONS  the versions that run PostgreSQL's own
+#                      regression suite with and without snowflake (default
+#                      "15 18"; the sources are cached in /var/tmp/snowflake-pgsrc,
+#                      in each root for 17 and 18)
 # SNOWFLAKE_THIRDPARTY_DIR  where the Citus source is (default ../shared/thirdparty
 #                      next to the checkout; see test/lib/citus.sh)
 set -u
@@ -97,9 +101,9 @@ in_root() {
     sf_root_mount "$r"
     # shellcheck disable=SC2064
     trap "sf_root_umount '$r'" EXIT
-    local env=()
+    local env=(SNOWFLAKE_CORE_REGRESS_VERSIONS="${SNOWFLAKE_CORE_REGRESS_VERSIONS:-15 18}")
     if [ "$v" = 17 ]; then
-        root_suite "$counts" "pg17/add-pg15" add_pg15 "$r" && env=(SNOWFLAKE_UPGRADE_FROM=15)
+        root_suite "$counts" "pg17/add-pg15" add_pg15 "$r" && env+=(SNOWFLAKE_UPGRADE_FROM=15)
         # Citus, built once into the root and cached there (test/lib/citus.sh).
         root_suite "$counts" "pg17/citus-build" citus_build "$r" "$v" && env+=(SNOWFLAKE_CITUS=1)
     fi

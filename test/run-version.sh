@@ -96,6 +96,17 @@ if [ "$V" = 18 ]; then
     # Django 5.2 is Debian unstable's: the model pattern docs/adopting.md shows.
     run_suite client-django bash "$SRC/test/scripts/clients.sh" django "$WORK/clients-django"
 fi
+# PostgreSQL's own regression tests with and without snowflake (issue 17):
+# the core suite under forced parallel query, and pg_stat_statements' tests
+# beside it.  They need the server's source package (downloaded once, then
+# cached); 15 on every run, and of 17 and 18 the versions in
+# SNOWFLAKE_CORE_REGRESS_VERSIONS (default "15 18": the core suite takes a few
+# minutes per version on 2 cores).
+if [[ " ${SNOWFLAKE_CORE_REGRESS_VERSIONS:-15 18} " == *" $V "* ]]; then
+    run_suite core-regress-vs-snowflake bash "$SRC/test/scripts/core_regress.sh" "$WORK/core-regress" core
+    run_suite pg-stat-statements-regress bash "$SRC/test/scripts/core_regress.sh" "$WORK/pgss-regress" \
+        pg_stat_statements
+fi
 run_suite bench-quick bash "$SRC/test/scripts/bench.sh" --quick "$WORK/bench"
 run_suite load-and-crash bash "$SRC/test/scripts/load_crash.sh" --quick "$WORK/load"
 run_suite tap tap

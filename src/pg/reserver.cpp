@@ -119,6 +119,11 @@ void wake_reserver(SharedState *s) {
 }
 
 void register_worker(const char *name, const char *function, int restart_s, int extra_flags) {
+    // Single-user mode (postgres --single) runs no background workers; from
+    // PostgreSQL 17 on it does not even register them.  The backend then
+    // does the reserver's work itself (wait_for_reservation).
+    if (!IsPostmasterEnvironment)
+        return;
     BackgroundWorker worker;
     memset(&worker, 0, sizeof worker);
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS | extra_flags;

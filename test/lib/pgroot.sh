@@ -30,7 +30,7 @@ sf_root_path() { echo "$SF_ROOTS_DIR/snowflake-root-pg$1"; }
 # that a changed list updates a cached root.
 sf_root_packages() {
     echo "postgresql-$1 postgresql-server-dev-$1 make g++ libpqxx-dev libipc-run-perl" \
-        "faketime rsync procps locales-all python3 gdb"
+        "faketime rsync procps locales-all python3 gdb dpkg-dev postgresql-$1-pgaudit"
     # The Django client suite runs on 18 (Debian unstable's Django 5.2).
     [ "$1" != 18 ] || echo "python3-django python3-psycopg2"
 }
