@@ -1,6 +1,7 @@
 -- The Citus parts of the extension on a server without Citus: the cluster
--- check refuses clearly, and the guard against per-copy defaults changes
--- nothing for tables Citus does not manage.
+-- check refuses clearly, and ALTER TABLE fills rows with snowflake_nextval()
+-- as ever (the guard against per-copy defaults is not installed without
+-- Citus).
 SELECT count(*) FROM pg_extension WHERE extname = 'citus';
 
 -- The cluster check asks the nodes of a Citus cluster: there is none.

@@ -7,10 +7,13 @@
 //     Citus stops its own maintenance daemon, so that the drop is not
 //     refused for a session of ours.
 //
-// Harmless to the host: installed only while preloading; every statement
-// goes on to the previous hook (or the standard one) unchanged, after one
-// tag test for every other statement.  Nothing is checked in binary-upgrade
-// mode or for commands run as part of another (PROCESS_UTILITY_SUBCOMMAND).
+// Harmless to the host: installed only while preloading, and only where it
+// can matter -- Citus in shared_preload_libraries (Citus cannot run
+// otherwise), or snowflake.citus_database set; a server without Citus gets
+// no hook at all.  Every statement goes on to the previous hook (or the
+// standard one) unchanged, after one tag test for every other statement.
+// Nothing is checked in binary-upgrade mode or for commands run as part of
+// another (PROCESS_UTILITY_SUBCOMMAND).
 #include <cstring>
 
 #include "citus_identity.hpp"
@@ -21,6 +24,7 @@
 #include "pg_includes.hpp"
 extern "C" {
 #include "tcop/utility.h"
+#include "utils/varlena.h"
 }
 
 namespace {
@@ -48,13 +52,39 @@ void snowflake_process_utility(PlannedStmt *pstmt, const char *query_string, boo
                                 dest, qc);
 }
 
+// Whether Citus is in shared_preload_libraries (as "citus", "citus.so" or a
+// path to either).
+bool citus_preloaded() {
+    const char *list = GetConfigOption("shared_preload_libraries", true, false);
+    if (list == nullptr)
+        return false;
+    char *copy = pstrdup(list);
+    List *names = nullptr;
+    bool found = false;
+    if (SplitDirectoriesString(copy, ',', &names)) {
+        ListCell *lc;
+        foreach (lc, names) {
+            const char *name = static_cast<const char *>(lfirst(lc));
+            const char *base = strrchr(name, '/');
+            base = base ? base + 1 : name;
+            found = found || strcmp(base, "citus") == 0 || strcmp(base, "citus.so") == 0;
+        }
+    }
+    list_free_deep(names);
+    pfree(copy);
+    return found;
+}
+
 }  // namespace
 
 namespace sfpg {
 
-void install_utility_hook() {
+bool install_utility_hook() {
+    if (!citus_preloaded() && !citus_configured())
+        return false;
     prev_process_utility = ProcessUtility_hook;
     ProcessUtility_hook = snowflake_process_utility;
+    return true;
 }
 
 }  // namespace sfpg
