@@ -93,6 +93,42 @@ RESET search_path;
 SELECT count(*) AS planted_rows FROM public.snowflake_registry;
 SELECT datacenter_id, worker_id, node_key, last_seen > '2001-01-01' AS real_now
 FROM ids.snowflake_registry ORDER BY 1, 2;
+
+-- Time predicates with the extension in schema ids and the caller's
+-- search_path without it: the operator is written OPERATOR(ids.<@), the
+-- natural form ids.snowflake_timestamp(id); both become id bounds, compared
+-- with pg_catalog's operators whatever is planted before them.
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'UTC';
+CREATE TABLE public.sch_orders (id bigint PRIMARY KEY);
+INSERT INTO public.sch_orders
+SELECT ids.snowflake_min_id(timestamptz '2026-01-01+00' + g * interval '1 min') FROM generate_series(0, 9999) g;
+VACUUM ANALYZE public.sch_orders;
+CREATE FUNCTION public.int8_ge_planted(bigint, bigint) RETURNS boolean LANGUAGE sql AS $$ SELECT true $$;
+CREATE OPERATOR public.>= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = public.int8_ge_planted);
+SET search_path = public, pg_catalog;
+SELECT count(*) AS planted_ge_true FROM sch_orders WHERE id >= 9223372036854775807;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM sch_orders WHERE id OPERATOR(ids.<@) tstzrange('2026-01-02+00', '2026-01-03+00');
+SELECT count(*) FROM sch_orders WHERE id OPERATOR(ids.<@) tstzrange('2026-01-02+00', '2026-01-03+00');
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM sch_orders WHERE id OPERATOR(ids.<@) tstzrange(pg_catalog.now() - interval '1 day', pg_catalog.now());
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM sch_orders
+WHERE ids.snowflake_timestamp(id) >= '2026-01-02+00' AND ids.snowflake_timestamp(id) < '2026-01-03+00';
+SELECT count(*) FROM sch_orders
+WHERE ids.snowflake_timestamp(id) >= '2026-01-02+00' AND ids.snowflake_timestamp(id) < '2026-01-03+00';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM sch_orders WHERE ids.snowflake_timestamp(id) >= pg_catalog.now() - interval '1 day';
+-- A snowflake_timestamp of the caller's own is not the extension's: left
+-- alone.
+CREATE FUNCTION public.snowflake_timestamp(bigint) RETURNS timestamptz LANGUAGE plpgsql STABLE
+    AS $$ BEGIN RETURN '2000-01-01+00'; END $$;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM sch_orders WHERE snowflake_timestamp(id) >= '2026-01-02+00';
+SELECT count(*) FROM sch_orders WHERE snowflake_timestamp(id) >= '2026-01-02+00';
+RESET search_path;
+RESET TimeZone;
 \c :regress_db
 
 -- Updates into the default version from every earlier one, in schema ids:

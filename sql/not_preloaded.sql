@@ -22,3 +22,38 @@ SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, pg_get_expr(d.ad
 FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
 WHERE a.attrelid = 'np_orders'::regclass;
 SELECT count(*) AS rows, max(id) AS max_id FROM np_orders;
+
+-- Time predicates without preloading.  The operator's support function is
+-- part of the catalog: it works in any session.  The planner hook is
+-- installed when a session loads the library, at its first call of a
+-- snowflake function: statements planned from then on are rewritten, the
+-- ones before are planned as written (same results, no index).
+CREATE TABLE np_events (id bigint PRIMARY KEY);
+INSERT INTO np_events
+SELECT snowflake_min_id(timestamptz '2026-01-01+00' + g * interval '1 min') FROM generate_series(0, 9999) g;
+VACUUM ANALYZE np_events;
+\c
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'UTC';
+SELECT count(*) AS loaded FROM pg_settings WHERE name = 'snowflake.time_predicates';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM np_events
+WHERE snowflake_timestamp(id) >= '2026-01-02' AND snowflake_timestamp(id) < '2026-01-03';
+SELECT count(*) FROM np_events
+WHERE snowflake_timestamp(id) >= '2026-01-02' AND snowflake_timestamp(id) < '2026-01-03';
+SELECT count(*) AS loaded FROM pg_settings WHERE name = 'snowflake.time_predicates';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM np_events
+WHERE snowflake_timestamp(id) >= '2026-01-02' AND snowflake_timestamp(id) < '2026-01-03';
+SELECT count(*) FROM np_events
+WHERE snowflake_timestamp(id) >= '2026-01-02' AND snowflake_timestamp(id) < '2026-01-03';
+-- In a new session, the operator works from its first statement (planning
+-- it loads the library).
+\c
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*) AS loaded FROM pg_settings WHERE name = 'snowflake.time_predicates';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM np_events WHERE id <@ tstzrange('2026-01-02+00', '2026-01-03+00');
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM np_events WHERE id <@ tstzrange(now() - interval '1 day', now());
+DROP TABLE np_events;

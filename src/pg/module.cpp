@@ -4,6 +4,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "time_predicates.hpp"
 #include "upgrade_guard.hpp"
 #include "utility_hook.hpp"
 #include "wal_mark.hpp"
@@ -23,6 +24,10 @@ static void init_module() {
     // later (CREATE EXTENSION, a first call), we only decode; functions that
     // need the generator say how to preload.
     const bool preloading = process_shared_preload_libraries_in_progress;
+    // Time predicates need no shared memory: on in every backend that loads
+    // the library (see time_predicates.hpp).
+    sfpg::define_time_predicates_setting();
+    sfpg::install_planner_hook();
     sfpg::define_settings(preloading);
     if (!preloading) {
         // pg_upgrade LOADs every library of the old cluster into the new one.

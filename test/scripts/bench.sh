@@ -2,14 +2,18 @@
 # The performance benchmark: starts two servers and runs sf_bench, which
 # measures snowflake_nextval() side by side with the floor, nextval() CACHE 1 /
 # CACHE 100 and gen_random_uuid() (see test/client/bench.cpp), then sf_sweep,
-# the same against a sweep of concurrent sessions (see test/client/sweep.cpp).
+# the same against a sweep of concurrent sessions (see test/client/sweep.cpp),
+# then test/scripts/time_bench.sh, time predicates on snowflake ids (a
+# one-day window asked four ways, on a table of its own server).
 #
 #   bash test/scripts/bench.sh [--quick] [--sessions "1 2 4 8 16 32 64"]
-#        [--sweep-n N] [--sweep-only | --no-sweep] [WORKDIR] [-- SF_BENCH_OPTIONS...]
+#        [--sweep-n N] [--sweep-only | --no-sweep] [--time-only | --no-time]
+#        [WORKDIR] [-- SF_BENCH_OPTIONS...]
 #                                     (as root; servers run as postgres)
 # e.g. `bash test/scripts/bench.sh -- --only insert --reps 7` re-runs one section
 # (see test/client/sf_bench --help); `--sweep-only --sessions "1 16 64"` runs
-# only the sweep.  The sweep is the figure to take on a machine with many
+# only the sweep; --time-only only the time predicates, --no-time skips them.
+# The sweep is the figure to take on a machine with many
 # cores: on 2 CPUs, 64 sessions mostly measure the scheduler.
 #
 # Server A: default layout (41/5/5/12, 4096 ids/ms), worker_id 1.
@@ -33,6 +37,7 @@ SESSIONS=""
 SWEEP_N=""
 BENCH=1
 SWEEP=1
+TIME=1
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -41,13 +46,19 @@ while [ $# -gt 0 ]; do
         --sweep-n) SWEEP_N=$2; shift ;;
         --sweep-only) BENCH=0 ;;
         --no-sweep) SWEEP=0 ;;
+        --time-only) BENCH=0; SWEEP=0 ;;
+        --no-time) TIME=0 ;;
         --) shift; EXTRA=("$@"); break ;;
-        -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
         *) DIR=$1 ;;
     esac
     shift
 done
+if [ "$BENCH" = 0 ] && [ "$SWEEP" = 0 ]; then
+    [ "$TIME" = 1 ] || exit 0
+    exec bash "$HERE/time_bench.sh" "${QUICK[@]}" "$DIR/time"
+fi
 PORT_A=${SF_BENCH_PORT:-54410}
 PORT_B=$((PORT_A + 1))
 DIR_A=$DIR/a
@@ -146,4 +157,13 @@ if [ "$SWEEP" = 1 ]; then
         --label "server A (default layout)" --sessions "$SESSIONS" --n "$SWEEP_N" --reps "$SWEEP_REPS"
     "$SWEEP_CLIENT" --conn "host=$DIR_B port=$PORT_B user=postgres dbname=postgres" \
         --label "server B (sequence_bits 16)" --sessions "$SESSIONS" --n "$SWEEP_N" --reps "$SWEEP_REPS"
+fi
+
+if [ "$TIME" = 1 ]; then
+    # Its own server: the two above are stopped so that they take nothing
+    # from it.
+    sf_server_stop "$DIR_A"
+    sf_server_stop "$DIR_B"
+    echo
+    SF_TIME_BENCH_PORT=${SF_TIME_BENCH_PORT:-$((PORT_A + 2))} bash "$HERE/time_bench.sh" "${QUICK[@]}" "$DIR/time"
 fi

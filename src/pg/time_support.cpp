@@ -1,0 +1,276 @@
+// The planner support function of the time functions (prosupport), and the
+// restriction estimator of the "made within" operator.
+//
+// snowflake_made_within(id, r), the function of "id <@ r":
+//   Simplify        a constant r becomes "id >= lo AND id < hi" (or <= hi):
+//                   plain comparisons, so plan-time partition pruning, every
+//                   index type and the id column's statistics apply;
+//   IndexCondition  a stable r (now()-relative, a parameter) becomes the
+//                   index condition "id >= snowflake_min_id_within(r) AND
+//                   id <= snowflake_max_id_within(r)" on a btree or BRIN
+//                   index of the id, from the index's own operator family;
+//                   exact, so the planner does not recheck the operator;
+//   Selectivity     from the id column's statistics (as the operator's
+//                   RESTRICT estimator too: the planner asks that one for
+//                   operators).
+// snowflake_min_id_since(ts) and the other bounds of one argument:
+//   Simplify        a constant argument becomes the constant id.  These are
+//                   STABLE only because they read the server's layout,
+//                   which is fixed while the server runs, so the value
+//                   computed when planning is the one execution would get.
+//
+// Every case is an exact equivalence: the rewritten expression has the same
+// value as the call for every non-null, non-negative id (and is NULL when the
+// call is NULL).
+#include <cstring>
+
+#include "../core/layout.hpp"
+#include "../core/time_bounds.hpp"
+
+#include "firewall.hpp"
+#include "time_ids.hpp"
+#include "time_support.hpp"
+
+namespace sfpg {
+
+namespace {
+
+enum class TimeFn {
+    Other,
+    MadeWithin,
+    MinSince,
+    MinAfter,
+    MaxUntil,
+    MaxBefore,
+    MinWithin,
+    MaxWithin
+};
+
+// Which of our functions funcid is, by its C symbol.
+TimeFn time_fn(Oid funcid) {
+    static const struct {
+        const char *symbol;
+        TimeFn fn;
+    } known[] = {{"snowflake_made_within", TimeFn::MadeWithin},
+                 {"snowflake_min_id_since", TimeFn::MinSince},
+                 {"snowflake_min_id_after", TimeFn::MinAfter},
+                 {"snowflake_max_id_until", TimeFn::MaxUntil},
+                 {"snowflake_max_id_before", TimeFn::MaxBefore},
+                 {"snowflake_min_id_within", TimeFn::MinWithin},
+                 {"snowflake_max_id_within", TimeFn::MaxWithin}};
+    char symbol[kSymbolLen];
+    if (!c_function_symbol(funcid, symbol, sizeof symbol))
+        return TimeFn::Other;
+    for (const auto &k : known)
+        if (strcmp(symbol, k.symbol) == 0)
+            return k.fn;
+    return TimeFn::Other;
+}
+
+Oid int8_operator(StrategyNumber strategy) {
+    return get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID, INT8OID, strategy);
+}
+
+Const *int8_const(int64 v, bool isnull) {
+    return makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(v), isnull,
+                     FLOAT8PASSBYVAL);
+}
+
+Expr *compare(StrategyNumber strategy, Node *x, Expr *bound) {
+    return make_opclause(int8_operator(strategy), BOOLOID, false,
+                         reinterpret_cast<Expr *>(copy_node(x)), bound, InvalidOid, InvalidOid);
+}
+
+// A constant argument of a one-argument bound function, folded.
+Node *fold_bound(TimeFn fn, FuncExpr *call) {
+    const snowflake::Layout *layout = server_layout_or_null();
+    if (!layout || list_length(call->args) != 1 || !IsA(linitial(call->args), Const))
+        return nullptr;
+    Const *arg = static_cast<Const *>(linitial(call->args));
+    if (arg->constisnull)
+        return reinterpret_cast<Node *>(int8_const(0, true));
+    int64 v = 0;
+    bool some;
+    if (fn == TimeFn::MinWithin || fn == TimeFn::MaxWithin) {
+        int64 lo, hi;
+        bool upper_inclusive;
+        some = range_ids(*layout, arg->constvalue, &lo, &hi, &upper_inclusive);
+        v = fn == TimeFn::MinWithin ? lo : hi;
+    } else {
+        const snowflake::TimeCmp cmp = fn == TimeFn::MinSince   ? snowflake::TimeCmp::AtOrAfter
+                                       : fn == TimeFn::MinAfter ? snowflake::TimeCmp::After
+                                       : fn == TimeFn::MaxUntil ? snowflake::TimeCmp::AtOrBefore
+                                                                : snowflake::TimeCmp::Before;
+        some = time_id_bound(*layout, cmp, DatumGetTimestampTz(arg->constvalue), &v);
+    }
+    return reinterpret_cast<Node *>(int8_const(some ? v : 0, !some));
+}
+
+// An expression we may write twice, or evaluate once per scan instead of
+// once per row: no volatile function, no subquery, no set-returning function.
+bool duplicable(Node *x) {
+    return !contain_volatile_functions(x) && !contain_subplans(x) && !expression_returns_set(x);
+}
+
+// id <@ constant range  ->  id >= lo AND id < hi (or <= hi), exactly.
+Node *simplify_made_within(FuncExpr *call) {
+    const snowflake::Layout *layout = server_layout_or_null();
+    if (!layout || list_length(call->args) != 2)
+        return nullptr;
+    Node *x = static_cast<Node *>(linitial(call->args));
+    Node *r = static_cast<Node *>(lsecond(call->args));
+    if (!IsA(r, Const) || !duplicable(x))
+        return nullptr;
+    if (reinterpret_cast<Const *>(r)->constisnull)
+        return reinterpret_cast<Node *>(makeBoolConst(false, true));
+    int64 lo, hi;
+    bool upper_inclusive;
+    List *conds;
+    if (!range_ids(*layout, reinterpret_cast<Const *>(r)->constvalue, &lo, &hi,
+                   &upper_inclusive)) {
+        // No id at all: false for every id, NULL for a NULL id, as the call.
+        conds = list_of(
+            compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(0, false))),
+            compare(BTLessStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(0, false))));
+        return reinterpret_cast<Node *>(make_andclause(conds));
+    }
+    // The lower bound is kept even when it is 0: a negative id is not made
+    // within any range.
+    conds = list_of(
+        compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(lo, false))));
+    if (hi != PG_INT64_MAX) {
+        // hi is the last id of a millisecond, so hi + 1 is the first of the
+        // next one: "id < hi + 1" reads like a partition's upper bound.
+        Expr *upper = upper_inclusive
+                          ? compare(BTLessEqualStrategyNumber, x,
+                                    reinterpret_cast<Expr *>(int8_const(hi, false)))
+                          : compare(BTLessStrategyNumber, x,
+                                    reinterpret_cast<Expr *>(int8_const(hi + 1, false)));
+        conds = lappend(conds, upper);
+    }
+    if (list_length(conds) == 1)
+        return static_cast<Node *>(linitial(conds));
+    return reinterpret_cast<Node *>(make_andclause(conds));
+}
+
+// A function of ours in the schema of `sibling`, by name and one argument
+// type, verified by its C symbol; InvalidOid if there is none.
+Oid sibling_function(Oid sibling, const char *name, Oid argtype, TimeFn expected) {
+    const Oid nsp = get_func_namespace(sibling);
+    if (!OidIsValid(nsp))
+        return InvalidOid;
+    oidvector *args = buildoidvector(&argtype, 1);
+    const Oid fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+                                   PointerGetDatum(args), ObjectIdGetDatum(nsp));
+    if (!OidIsValid(fn) || time_fn(fn) != expected)
+        return InvalidOid;
+    return fn;
+}
+
+// id <@ r with r stable: index conditions on a btree or BRIN index of id.
+List *index_made_within(SupportRequestIndexCondition *req) {
+    List *args;
+    if (is_opclause(req->node))
+        args = reinterpret_cast<OpExpr *>(req->node)->args;
+    else if (is_funcclause(req->node))
+        args = reinterpret_cast<FuncExpr *>(req->node)->args;
+    else
+        return NIL;
+    // The index holds ids (argument 0); the range is the comparison value.
+    if (req->indexarg != 0 || list_length(args) != 2)
+        return NIL;
+    Node *x = static_cast<Node *>(linitial(args));
+    Node *r = static_cast<Node *>(lsecond(args));
+    // For an operator the planner checked this already; not for a function.
+    if (!is_pseudo_constant_for_index(req->root, r, req->index) || !duplicable(r))
+        return NIL;
+    // Only access methods whose int8 strategies are btree's, and only when
+    // the index's own family has the plain int8 operators there (a family
+    // with another order would map the strategies to other operators).
+    if (req->index->relam != BTREE_AM_OID && req->index->relam != BRIN_AM_OID)
+        return NIL;
+    const Oid ge = get_opfamily_member(req->opfamily, INT8OID, INT8OID,
+                                       BTGreaterEqualStrategyNumber);
+    const Oid le = get_opfamily_member(req->opfamily, INT8OID, INT8OID, BTLessEqualStrategyNumber);
+    if (!OidIsValid(ge) || !OidIsValid(le) || ge != int8_operator(BTGreaterEqualStrategyNumber) ||
+        le != int8_operator(BTLessEqualStrategyNumber))
+        return NIL;
+    const Oid min_fn =
+        sibling_function(req->funcid, "snowflake_min_id_within", TSTZRANGEOID, TimeFn::MinWithin);
+    const Oid max_fn =
+        sibling_function(req->funcid, "snowflake_max_id_within", TSTZRANGEOID, TimeFn::MaxWithin);
+    if (!OidIsValid(min_fn) || !OidIsValid(max_fn) || exprType(r) != TSTZRANGEOID)
+        return NIL;
+    Expr *lo = reinterpret_cast<Expr *>(makeFuncExpr(min_fn, INT8OID, list_of(copy_node(r)),
+                                                     InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+    Expr *hi = reinterpret_cast<Expr *>(makeFuncExpr(max_fn, INT8OID, list_of(copy_node(r)),
+                                                     InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+    // Exact: for a non-null id, "id >= min AND id <= max" is the operator
+    // (min and max are NULL when no id is within r, and so is the condition).
+    req->lossy = false;
+    return list_of(make_opclause(ge, BOOLOID, false, reinterpret_cast<Expr *>(copy_node(x)), lo,
+                                    InvalidOid, InvalidOid),
+                      make_opclause(le, BOOLOID, false, reinterpret_cast<Expr *>(copy_node(x)), hi,
+                                    InvalidOid, InvalidOid));
+}
+
+}  // namespace
+
+Selectivity made_within_selectivity(PlannerInfo *root, List *args, int varRelid) {
+    if (list_length(args) != 2)
+        return DEFAULT_RANGE_INEQ_SEL;
+    Node *x = static_cast<Node *>(linitial(args));
+    // now() and parameters with known values are folded for the estimate.
+    Node *r = estimate_expression_value(root, static_cast<Node *>(lsecond(args)));
+    const snowflake::Layout *layout = server_layout_or_null();
+    if (!layout || !IsA(r, Const) || exprType(r) != TSTZRANGEOID)
+        return DEFAULT_RANGE_INEQ_SEL;
+    if (reinterpret_cast<Const *>(r)->constisnull)
+        return 0.0;
+    int64 lo, hi;
+    bool upper_inclusive;
+    if (!range_ids(*layout, reinterpret_cast<Const *>(r)->constvalue, &lo, &hi, &upper_inclusive))
+        return 0.0;
+    // What the same bounds written by hand are estimated at.
+    List *conds = list_of(
+        compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(lo, false))),
+        compare(BTLessEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(hi, false))));
+    return clauselist_selectivity(root, conds, varRelid, JOIN_INNER, nullptr);
+}
+
+}  // namespace sfpg
+
+SNOWFLAKE_ENTRY(snowflake_time_support) {
+    Node *raw = reinterpret_cast<Node *>(PG_GETARG_POINTER(0));
+    Node *result = nullptr;
+    if (IsA(raw, SupportRequestSimplify)) {
+        auto *req = reinterpret_cast<SupportRequestSimplify *>(raw);
+        const sfpg::TimeFn fn = sfpg::time_fn(req->fcall->funcid);
+        if (fn == sfpg::TimeFn::MadeWithin)
+            result = sfpg::simplify_made_within(req->fcall);
+        else if (fn != sfpg::TimeFn::Other)
+            result = sfpg::fold_bound(fn, req->fcall);
+    } else if (IsA(raw, SupportRequestIndexCondition)) {
+        auto *req = reinterpret_cast<SupportRequestIndexCondition *>(raw);
+        if (sfpg::time_fn(req->funcid) == sfpg::TimeFn::MadeWithin)
+            result = reinterpret_cast<Node *>(sfpg::index_made_within(req));
+    } else if (IsA(raw, SupportRequestSelectivity)) {
+        auto *req = reinterpret_cast<SupportRequestSelectivity *>(raw);
+        if (!req->is_join && sfpg::time_fn(req->funcid) == sfpg::TimeFn::MadeWithin) {
+            req->selectivity = sfpg::made_within_selectivity(req->root, req->args, req->varRelid);
+            result = raw;
+        }
+    }
+    PG_RETURN_POINTER(result);
+}
+
+// RESTRICT estimator of "bigint <@ tstzrange":
+// (planner info, operator, arguments, varRelid).
+SNOWFLAKE_ENTRY(snowflake_made_within_sel) {
+    auto *root = reinterpret_cast<PlannerInfo *>(PG_GETARG_POINTER(0));
+    List *args = reinterpret_cast<List *>(PG_GETARG_POINTER(2));
+    const int varRelid = PG_GETARG_INT32(3);
+    Selectivity s = sfpg::made_within_selectivity(root, args, varRelid);
+    CLAMP_PROBABILITY(s);
+    PG_RETURN_FLOAT8(s);
+}
