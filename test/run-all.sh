@@ -20,10 +20,13 @@
 #                      regression suite with and without snowflake (default
 #                      "15 18"; the sources are cached in /var/tmp/snowflake-pgsrc,
 #                      in each root for 17 and 18)
+# SNOWFLAKE_THIRDPARTY_DIR  where the Citus source is (default ../shared/thirdparty
+#                      next to the checkout; see test/lib/citus.sh)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/test/lib/common.sh"
 . "$ROOT/test/lib/pgroot.sh"
+. "$ROOT/test/lib/citus.sh"
 
 VERSIONS=${SNOWFLAKE_PG_VERSIONS:-15 17 18}
 WORK=${SNOWFLAKE_TEST_DIR:-/var/tmp/snowflake-test}
@@ -79,6 +82,13 @@ stage_pg15() {
 # Debian 12's PostgreSQL 15 and snowflake for it, into the root $1.
 add_pg15() { stage_pg15 && sf_root_add_pg15 "$1" "$WORK/pg15-for-upgrade/stage"; }
 
+# Citus from its source tarball into the root $1 for PostgreSQL $2.
+citus_build() {
+    local tarball
+    tarball=$(sf_citus_tarball "$ROOT") || return 1
+    sf_citus_ensure "$1" "$2" "$tarball"
+}
+
 # The suites of PostgreSQL $1 in its Debian root.  Output to stdout; the
 # counts of every suite (the root's own and run-version.sh's) to $2.
 in_root() {
@@ -94,6 +104,8 @@ in_root() {
     local env=(SNOWFLAKE_CORE_REGRESS_VERSIONS="${SNOWFLAKE_CORE_REGRESS_VERSIONS:-15 18}")
     if [ "$v" = 17 ]; then
         root_suite "$counts" "pg17/add-pg15" add_pg15 "$r" && env+=(SNOWFLAKE_UPGRADE_FROM=15)
+        # Citus, built once into the root and cached there (test/lib/citus.sh).
+        root_suite "$counts" "pg17/citus-build" citus_build "$r" "$v" && env+=(SNOWFLAKE_CITUS=1)
     fi
     # The tree goes in as files (the postgres user of the root owns its copy).
     rm -rf "$r$ROOT_WORK"

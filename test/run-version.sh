@@ -118,6 +118,11 @@ if [ -n "${SNOWFLAKE_UPGRADE_FROM:-}" ]; then
     run_suite "upgrade-from-$SNOWFLAKE_UPGRADE_FROM" tap SNOWFLAKE_OLD_INSTALL="$old" \
         SNOWFLAKE_DUMP_SOURCE_INSTALL="$old" PROVE_TESTS="test/upgrade/*.pl test/t/020_dump_restore.pl"
 fi
+if [ -n "${SNOWFLAKE_CITUS:-}" ]; then
+    # Citus clusters (coordinator and workers); run-all.sh builds Citus into
+    # the root of 17 from its source next to the checkout and says so here.
+    run_suite citus tap PROVE_TESTS="test/citus/*.pl"
+fi
 
 echo "$passed $failed" >"$WORK/counts"
 [ "$failed" -eq 0 ]

@@ -5,7 +5,9 @@
 // seven numeric lines; version 2 adds one line, registry_node_key, written
 // when the identity is a claim from snowflake.registry: the key the claim was
 // made under, so that a restart of that node (and only of that node) resumes
-// it.  A version 1 file is never a registry claim.  Both are read; a node with
+// it.  An identity from the Citus group id (snowflake.citus_database) is
+// recorded the same way, under the key "citus:" followed by the node's key.
+// A version 1 file is never a registry claim.  Both are read; a node with
 // a configured identity keeps writing version 1.
 //
 // Only (de)serialisation and the rules for configuration changes live here;

@@ -1,6 +1,7 @@
 #include <ctime>
 
 #include "../core/id_path.hpp"
+#include "citus_identity.hpp"
 #include "id_source.hpp"
 #include "node_identity.hpp"
 #include "reservation.hpp"
@@ -194,6 +195,15 @@ void handle_refusal(const snowflake::Result &r, WaitState *w) {
 bool recovery_done = false;
 
 [[noreturn]] void report_no_identity(const char *why) {
+    if (citus_mode())
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake.worker_id is not set and this node has no identity from Citus"),
+                 errdetail("%s", why ? why : "The Citus group id was not read yet."),
+                 errhint("With snowflake.citus_database set, a node takes its identity from its "
+                         "Citus group: add it to the cluster from the coordinator "
+                         "(citus_add_node), or on the coordinator register it "
+                         "(citus_set_coordinator_host); or set snowflake.worker_id.")));
     if (why != nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake.worker_id is not set and is waiting for the registry"),
@@ -231,8 +241,13 @@ void check_loaded_and_primary() {
 void check_can_generate() {
     check_loaded_and_primary();
     IdentityView v;
-    if (!identity_in_use(&v))
-        report_no_identity(v.waiting_for_registry);
+    if (identity_in_use(&v))
+        return;
+    // A node just added to its Citus cluster: the group id is read at once.
+    if (citus_mode() && wait_for_citus_identity())
+        return;
+    (void)identity_in_use(&v);
+    report_no_identity(v.waiting_for_registry);
 }
 
 namespace {

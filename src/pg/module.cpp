@@ -1,10 +1,12 @@
 // Module entry: PG_MODULE_MAGIC and _PG_init.
+#include "citus_identity.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "time_predicates.hpp"
 #include "upgrade_guard.hpp"
+#include "utility_hook.hpp"
 #include "wal_mark.hpp"
 #include "wall_clock.hpp"
 
@@ -40,8 +42,10 @@ static void init_module() {
     if (!IsBinaryUpgrade) {
         sfpg::register_reserver();
         sfpg::register_registrar();
+        sfpg::register_citus_reader();
     }
     sfpg::register_wal_mark_rmgr();
+    (void)sfpg::install_utility_hook();
 }
 
 void _PG_init(void) { sfpg::firewall_void(init_module); }

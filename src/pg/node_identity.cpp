@@ -54,23 +54,31 @@ void warn_kept(const char *name, int kept, int default_value) {
 
 bool registry_mode() { return guc_worker_id < 0 && registry_configured(); }
 
+bool citus_mode() { return guc_worker_id < 0 && citus_configured(); }
+
 void identity_init(SharedState *s) {
     IdentityShared &id = s->identity;
     memset(&id, 0, sizeof id);
     id.worker_id = -1;
     pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
-    if (!registry_mode())
+    if (!registry_mode() && !citus_mode())
         set_identity(s, guc_datacenter_id, guc_worker_id, IdentitySource::Configured);
 }
 
 void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored) {
-    if (!registry_mode() || stored.registry_node_key[0] == '\0')
+    const bool citus = citus_mode();
+    if ((!registry_mode() && !citus) || stored.registry_node_key[0] == '\0')
         return;  // a configured identity, or a record of one: not a claim
     char key[snowflake::kNodeKeyMaxLen + 1];
-    identity_node_key(key, sizeof key);
+    if (citus)
+        identity_citus_key(key, sizeof key);
+    else
+        identity_node_key(key, sizeof key);
     if (strcmp(key, stored.registry_node_key) != 0) {
-        ereport(LOG, (errmsg("snowflake: snowflake.state holds the registry claim of node %s, "
-                             "not of this node (%s); claiming anew",
+        ereport(LOG, (errmsg(citus ? "snowflake: snowflake.state holds the identity %s, not this "
+                                     "node's from Citus (%s); reading the group id anew"
+                                   : "snowflake: snowflake.state holds the registry claim of "
+                                     "node %s, not of this node (%s); claiming anew",
                              stored.registry_node_key, key)));
         return;
     }
@@ -81,16 +89,22 @@ void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored)
         return;  // other widths: start-up refuses them anyway
     IdentityShared &id = s->identity;
     set_identity(s, static_cast<int>(stored.datacenter_id), static_cast<int>(stored.worker_id),
-                 IdentitySource::Claimed);
+                 citus ? IdentitySource::Citus : IdentitySource::Claimed);
     strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
     id.registry_state = RegistryState::Claimed;
-    ereport(LOG, (errmsg("snowflake: resuming the registry claim of node %s recorded in "
-                         "snowflake.state: datacenter_id %d worker_id %d",
-                         key, id.datacenter_id, id.worker_id)));
+    if (citus)
+        ereport(LOG, (errmsg("snowflake: resuming the identity from Citus recorded in "
+                             "snowflake.state: datacenter_id %d worker_id %d",
+                             id.datacenter_id, id.worker_id)));
+    else
+        ereport(LOG, (errmsg("snowflake: resuming the registry claim of node %s recorded in "
+                             "snowflake.state: datacenter_id %d worker_id %d",
+                             key, id.datacenter_id, id.worker_id)));
 }
 
 void identity_keep_after_crash(SharedState *s, const snowflake::StateRecord &stored) {
-    if (registry_configured() || stored.registry_node_key[0] != '\0' || stored.worker_id < 0 ||
+    if (registry_configured() || citus_configured() || stored.registry_node_key[0] != '\0' ||
+        stored.worker_id < 0 ||
         stored.worker_id > g_layout.max_worker_id() || stored.datacenter_id < 0 ||
         stored.datacenter_id > g_layout.max_datacenter_id())
         return;  // not a configured identity this layout can carry
@@ -126,8 +140,9 @@ void identity_after_reload(SharedState *s) {
     const IdentitySource current_source = id.source;
     const int64_t file_mark = s->file_mark_unix_ms;
     LWLockRelease(&s->lock);
-    if (current_source == IdentitySource::Claimed && guc_worker_id < 0)
-        return;  // the registry's claim stays while no worker_id is configured
+    if ((current_source == IdentitySource::Claimed || current_source == IdentitySource::Citus) &&
+        guc_worker_id < 0)
+        return;  // the registry's (Citus's) claim stays while no worker_id is configured
 
     // A configured identity in use: a value whose setting is gone stays.
     const bool configured = current_source == IdentitySource::Configured;
@@ -194,6 +209,8 @@ const char *identity_source_name(const IdentityView &v) {
         return v.kept ? "kept" : "configured";
     case IdentitySource::Claimed:
         return "registry";
+    case IdentitySource::Citus:
+        return "citus";
     case IdentitySource::None:
         break;
     }
@@ -210,7 +227,7 @@ void identity_into_record(snowflake::StateRecord *r) {
         LWLockAcquire(&s->lock, LW_SHARED);
     r->datacenter_id = id.datacenter_id;
     r->worker_id = id.worker_id;
-    if (id.source == IdentitySource::Claimed)
+    if (id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus)
         strlcpy(r->registry_node_key, id.registry_node_key, sizeof r->registry_node_key);
     else
         r->registry_node_key[0] = '\0';
@@ -234,6 +251,12 @@ void identity_node_key(char *buf, size_t len) {
              PostPortNumber);
 }
 
+void identity_citus_key(char *buf, size_t len) {
+    char node[snowflake::kNodeKeyMaxLen + 1];
+    identity_node_key(node, sizeof node);
+    snprintf(buf, len, "citus:%s", node);
+}
+
 bool identity_is_configured(SharedState *s) {
     LWLockAcquire(&s->lock, LW_SHARED);
     const bool configured = s->identity.source == IdentitySource::Configured;
@@ -244,7 +267,7 @@ bool identity_is_configured(SharedState *s) {
 bool identity_held_claim(SharedState *s, int *datacenter_id, int *worker_id) {
     const IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_SHARED);
-    const bool held = id.source == IdentitySource::Claimed;
+    const bool held = id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus;
     *datacenter_id = id.datacenter_id;
     *worker_id = id.worker_id;
     LWLockRelease(&s->lock);
@@ -254,15 +277,34 @@ bool identity_held_claim(SharedState *s, int *datacenter_id, int *worker_id) {
 void identity_note_registry_failure(SharedState *s, RegistryState state, const char *error) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (id.source != IdentitySource::Claimed) {
+    if (id.source != IdentitySource::Claimed && id.source != IdentitySource::Citus) {
         strlcpy(id.registry_error, error, sizeof id.registry_error);
         id.registry_state = state;
     }
     LWLockRelease(&s->lock);
 }
 
+void identity_drop_claim(SharedState *s, RegistryState state, const char *why) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    const bool held = id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus;
+    if (held) {
+        set_identity(s, id.datacenter_id, -1, IdentitySource::None);
+        id.registry_node_key[0] = '\0';
+        id.claims_adopted++;  // the reserver records that there is none
+    }
+    if (id.source == IdentitySource::None) {
+        strlcpy(id.registry_error, why, sizeof id.registry_error);
+        id.registry_state = state;
+    }
+    Latch *reserver = s->reserver_latch;
+    LWLockRelease(&s->lock);
+    if (held && reserver)
+        SetLatch(reserver);
+}
+
 Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
-                             int *old_datacenter_id, int *old_worker_id) {
+                             int *old_datacenter_id, int *old_worker_id, IdentitySource source) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (id.source == IdentitySource::Configured) {
@@ -270,12 +312,12 @@ Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, c
         return Adopted::ConfiguredWins;
     }
     Adopted result = Adopted::New;
-    if (id.source == IdentitySource::Claimed)
+    if (id.source == source)
         result = id.datacenter_id == datacenter_id && id.worker_id == worker_id ? Adopted::Same
                                                                                 : Adopted::Moved;
     *old_datacenter_id = id.datacenter_id;
     *old_worker_id = id.worker_id;
-    set_identity(s, datacenter_id, worker_id, IdentitySource::Claimed);
+    set_identity(s, datacenter_id, worker_id, source);
     strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
     id.registry_error[0] = '\0';
     id.registry_state = RegistryState::Claimed;

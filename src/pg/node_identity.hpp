@@ -8,14 +8,21 @@
 //   2. a registry claim: snowflake.registry set and no worker_id; the
 //      "snowflake registrar" worker claims a pair, which is recorded in
 //      snowflake.state with this node's key and resumed at every start;
-//   otherwise there is none, and ids are refused with a hint.
+//   3. the Citus group id: snowflake.citus_database set and no worker_id;
+//      the "snowflake citus identity" worker reads the node's group from
+//      Citus's catalog (citus_identity.hpp) and adopts the identity it maps
+//      to (core/group_identity.hpp), recorded in snowflake.state under the
+//      key "citus:" + this node's key and resumed at every start like a
+//      registry claim;
+//   otherwise there is none, and ids are refused with a hint.  (The registry
+//   and the Citus group are never both set: start-up refuses it.)
 //
 // When it changes:
 //   - The postmaster publishes it at start (and after a crash restart) from
 //     the configuration and the state file.  After that only the "snowflake
 //     reserver" publishes the configured identity (after every reload, and
-//     when it starts), and only the registrar adopts a claim -- always under
-//     the generator lock.  Backends never issue ids under their own copy of
+//     when it starts), and only the registrar (or the Citus reader) adopts a
+//     claim -- always under the generator lock.  Backends never issue ids under their own copy of
 //     the settings, which a running statement keeps after a reload.
 //   - It never changes by omission.  A reload after snowflake.worker_id or
 //     snowflake.datacenter_id stopped being set anywhere (removed from the
@@ -45,6 +52,7 @@ enum class IdentitySource : int {
     None = 0,    // no identity: ids are refused
     Configured,  // snowflake.worker_id / snowflake.datacenter_id
     Claimed,     // a registry claim
+    Citus,       // the Citus group id (a claim too: recorded, resumed, second to Configured)
 };
 
 enum class RegistryState : int { None = 0, Waiting, Claimed, Exhausted };
@@ -59,10 +67,12 @@ struct IdentityShared {
     bool kept_datacenter_id;
     bool kept_worker_id;
 
-    // snowflake.registry's progress.
+    // snowflake.registry's progress, or the Citus group id's: why there is
+    // no identity (yet).
     RegistryState registry_state;
     char registry_error[256];
-    // The key the claim in use belongs to (set with source == Claimed).
+    // The key the claim in use belongs to (set with source Claimed or
+    // Citus).
     char registry_node_key[snowflake::kNodeKeyMaxLen + 1];
     // Claims adopted / written to the state file by the reserver.
     uint32_t claims_adopted;
@@ -75,7 +85,7 @@ struct IdentityView {
     int worker_id;  // -1: none
     IdentitySource source;
     bool kept;  // a configured value is kept after its setting was removed
-    // With no identity in registry mode: why the registry gave none yet.
+    // With no identity in registry or Citus mode: why there is none yet.
     const char *waiting_for_registry;
 };
 
@@ -83,13 +93,17 @@ struct IdentityView {
 // is set and snowflake.worker_id is not.
 bool registry_mode();
 
+// Whether the node takes its identity from its Citus group:
+// snowflake.citus_database is set and snowflake.worker_id is not.
+bool citus_mode();
+
 // In the postmaster, when shared memory is (re)initialised: the identity
 // from the configuration.  No lock needed: no other process exists yet.
 void identity_init(SharedState *s);
 
-// In the postmaster, once the state file is read: in registry mode, if
-// `stored` holds this node's own claim under the configured widths, the
-// claim becomes the identity at once.
+// In the postmaster, once the state file is read: in registry (or Citus)
+// mode, if `stored` holds this node's own claim (identity from Citus) under
+// the configured widths, it becomes the identity at once.
 void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored);
 
 // In the postmaster, when it reinitialises shared memory after a crash, once
@@ -107,7 +121,7 @@ void identity_after_reload(SharedState *s);
 // is none.  Takes the lock.
 bool identity_in_use(IdentityView *v);
 
-// "configured", "kept", "registry" or "none".
+// "configured", "kept", "registry", "citus" or "none".
 const char *identity_source_name(const IdentityView &v);
 
 // The identity in use, and the claim's key if it is a claim, into a record
@@ -117,7 +131,10 @@ void identity_into_record(snowflake::StateRecord *r);
 // This node's key in the registry: system identifier, host name and port.
 void identity_node_key(char *buf, size_t len);
 
-// ---- for the registrar --------------------------------------------------------
+// The key an identity from Citus is recorded under: "citus:" + the node key.
+void identity_citus_key(char *buf, size_t len);
+
+// ---- for the registrar and the Citus reader ---------------------------------------
 
 // Whether a configured identity is in use (then no claim is ever adopted).
 bool identity_is_configured(SharedState *s);
@@ -131,11 +148,19 @@ void identity_note_registry_failure(SharedState *s, RegistryState state, const c
 
 enum class Adopted { New, Same, Moved, ConfiguredWins };
 
-// Makes the registry's answer the identity, unless a configured identity is
-// in use: decided under the lock, so a worker_id set and reloaded while the
-// claim was on its way wins.  *old_* receive the identity it replaced.
+// Makes the registry's answer (source Claimed) or the Citus group's
+// (source Citus) the identity, unless a configured identity is in use:
+// decided under the lock, so a worker_id set and reloaded while the claim
+// was on its way wins.  *old_* receive the identity it replaced.
 Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
-                             int *old_datacenter_id, int *old_worker_id);
+                             int *old_datacenter_id, int *old_worker_id,
+                             IdentitySource source = IdentitySource::Claimed);
+
+// Gives up the claim the node holds, if any (the node has no identity
+// then), and records why there is none (as identity_note_registry_failure).
+// The reserver records it in the state file, so that no restart resumes
+// it.  For the Citus reader: a node whose Citus metadata was cleared.
+void identity_drop_claim(SharedState *s, RegistryState state, const char *why);
 
 // In the reserver: writes the state file again (same mark) when a claim was
 // adopted that it does not record yet, so the claim survives a crash before

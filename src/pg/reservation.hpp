@@ -39,7 +39,9 @@ void register_reserver();
 // Registers a snowflake background worker that needs shared memory and runs
 // once recovery has finished: `function` is its exported entry point, `name`
 // its name and type, restarted `restart_s` seconds after exiting with code 1.
-void register_worker(const char *name, const char *function, int restart_s);
+// extra_flags: BGWORKER_BACKEND_DATABASE_CONNECTION for one that connects to
+// a database.
+void register_worker(const char *name, const char *function, int restart_s, int extra_flags = 0);
 
 // Wakes the reserver (a backend found the reservation used up).
 void wake_reserver(SharedState *s);

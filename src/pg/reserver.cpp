@@ -118,7 +118,7 @@ void wake_reserver(SharedState *s) {
         SetLatch(latch);
 }
 
-void register_worker(const char *name, const char *function, int restart_s) {
+void register_worker(const char *name, const char *function, int restart_s, int extra_flags) {
     // Single-user mode (postgres --single) runs no background workers; from
     // PostgreSQL 17 on it does not even register them.  The backend then
     // does the reserver's work itself (wait_for_reservation).
@@ -126,7 +126,7 @@ void register_worker(const char *name, const char *function, int restart_s) {
         return;
     BackgroundWorker worker;
     memset(&worker, 0, sizeof worker);
-    worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+    worker.bgw_flags = BGWORKER_SHMEM_ACCESS | extra_flags;
     worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
     worker.bgw_restart_time = restart_s;
     strlcpy(worker.bgw_library_name, "snowflake", BGW_MAXLEN);

@@ -28,6 +28,7 @@ int guc_clock_policy = static_cast<int>(snowflake::ClockPolicy::Borrow);
 int guc_max_clock_backward_ms = 10000;
 bool guc_random_sequence_start = false;
 char *guc_registry = nullptr;
+char *guc_citus_database = nullptr;
 
 snowflake::Layout g_layout;
 const char *g_layout_error = nullptr;
@@ -443,6 +444,8 @@ void define_node_settings() {
 
 bool registry_configured() { return guc_registry != nullptr && guc_registry[0] != '\0'; }
 
+bool citus_configured() { return guc_citus_database != nullptr && guc_citus_database[0] != '\0'; }
+
 bool setting_is_set(const char *name) {
 #if PG_VERSION_NUM >= 160000
     const struct config_generic *g = find_option(name, false, true, DEBUG1);
@@ -501,6 +504,18 @@ void define_settings(bool preloading) {
         "libpq connection string of a registry server from which a node with no worker_id claims "
         "its (datacenter_id, worker_id) at start.",
         nullptr, &guc_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "snowflake.citus_database",
+        "Database of the Citus cluster from whose group id a node with no worker_id takes its "
+        "(datacenter_id, worker_id).",
+        nullptr, &guc_citus_database, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    if (citus_configured() && registry_configured())
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("snowflake.registry and snowflake.citus_database are both set"),
+                        errdetail("A node takes its identity from one source: snowflake.worker_id, "
+                                  "else the registry, or the Citus group id."),
+                        errhint("Remove one of them from postgresql.conf (or "
+                                "postgresql.auto.conf) and start the server again.")));
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake");
 #else  // PostgreSQL 13-14: untested (never built here; see pg_includes.hpp)

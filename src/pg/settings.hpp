@@ -13,6 +13,7 @@ extern int guc_clock_policy;         // snowflake::ClockPolicy
 extern int guc_max_clock_backward_ms;
 extern bool guc_random_sequence_start;
 extern char *guc_registry;           // snowflake.registry ('' = none)
+extern char *guc_citus_database;     // snowflake.citus_database ('' = none)
 
 // The layout every backend uses: fixed at server start.
 extern snowflake::Layout g_layout;
@@ -28,6 +29,9 @@ void define_settings(bool preloading);
 
 // Whether snowflake.registry is set.
 bool registry_configured();
+
+// Whether snowflake.citus_database is set.
+bool citus_configured();
 
 // Whether a setting has a value from anywhere but its built-in default
 // (configuration file, ALTER SYSTEM, command line).

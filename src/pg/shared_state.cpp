@@ -166,6 +166,8 @@ void shmem_startup() {
         s->lock_tranche_id = LWLockNewTrancheId();
         LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
+        s->citus_reader_latch = nullptr;
+        s->citus_reader_pid = 0;
         s->durable_writes = 0;
         pg_atomic_init_u64(&s->word, 0);
         pg_atomic_init_u64(&s->node, static_cast<uint64>(int64{-1}));

@@ -14,7 +14,7 @@ extern "C" {
 namespace sfpg {
 
 int snowflake_worker_slots() {
-    return 1 + (registry_mode() ? 1 : 0);
+    return 1 + (registry_mode() || citus_mode() ? 1 : 0);
 }
 
 void refuse_unless_registered(const char *name) {
@@ -42,9 +42,12 @@ void refuse_unless_registered(const char *name) {
              errdetail("snowflake needs %d background worker slot%s for as long as the server "
                        "runs (%s); %d %s already taken when it asked.",
                        needed, needed == 1 ? "" : "s",
-                       needed == 1 ? "the reserver"
-                                   : "the reserver, and the registrar while snowflake.registry is "
-                                     "set and snowflake.worker_id is not",
+                       needed == 1    ? "the reserver"
+                       : citus_mode() ? "the reserver, and the Citus identity reader while "
+                                        "snowflake.citus_database is set and snowflake.worker_id "
+                                        "is not"
+                                      : "the reserver, and the registrar while snowflake.registry "
+                                        "is set and snowflake.worker_id is not",
                        registered, registered == 1 ? "was" : "were"),
              errhint("Raise max_worker_processes in postgresql.conf by at least %d and start the "
                      "server again; parallel query and logical replication take their workers "

@@ -5,7 +5,8 @@
 namespace sfpg {
 
 // How many background worker slots snowflake takes with the current
-// settings: the reserver, plus the registrar in registry mode.
+// settings: the reserver, plus the registrar in registry mode or the Citus
+// identity reader in Citus mode.
 int snowflake_worker_slots();
 
 // While preloading, right after RegisterBackgroundWorker: refuses to start
