@@ -7,6 +7,7 @@
 #
 #   sf_citus_tarball CHECKOUT     -> path of the newest citus-*.tar.gz, or a
 #                                    message on stderr and non-zero
+#                                    (sf_citus_dirs: where it looks)
 #   sf_citus_ensure ROOT V TARBALL  builds and installs Citus into the root's
 #                                   PostgreSQL V (first use), or finds it
 #                                   there; 0 if usable
@@ -22,17 +23,34 @@
 # What building Citus needs inside the root besides the PostgreSQL headers.
 SF_CITUS_BUILD_PACKAGES="gcc make libssl-dev libcurl4-openssl-dev liblz4-dev libzstd-dev libicu-dev"
 
+# Where the tarball may be: SNOWFLAKE_THIRDPARTY_DIR; ../shared/thirdparty
+# next to the checkout; and, for a clone made from a local checkout (a clean
+# clone for CI), ../shared/thirdparty next to the checkout it was cloned
+# from.
+sf_citus_dirs() {
+    local checkout=$1 origin
+    if [ -n "${SNOWFLAKE_THIRDPARTY_DIR:-}" ]; then
+        echo "$SNOWFLAKE_THIRDPARTY_DIR"
+        return
+    fi
+    echo "$checkout/../shared/thirdparty"
+    origin=$(git -C "$checkout" config --get remote.origin.url 2>/dev/null || true)
+    [ -n "$origin" ] && [ -d "$origin" ] && echo "$origin/../shared/thirdparty"
+}
+
 sf_citus_tarball() {
     local checkout=$1 dir t
-    dir=${SNOWFLAKE_THIRDPARTY_DIR:-$checkout/../shared/thirdparty}
-    t=$(printf '%s\n' "$dir"/citus-*.tar.gz | sort -V | tail -n 1)
-    if [ ! -f "$t" ]; then
-        echo "the Citus source is missing: no citus-*.tar.gz in $dir" >&2
-        echo "(the Citus suite builds its servers from ../shared/thirdparty next to the" \
-            "checkout; set SNOWFLAKE_THIRDPARTY_DIR to use another directory)" >&2
-        return 1
-    fi
-    readlink -f "$t"
+    while read -r dir; do
+        t=$(printf '%s\n' "$dir"/citus-*.tar.gz | sort -V | tail -n 1)
+        if [ -f "$t" ]; then
+            readlink -f "$t"
+            return 0
+        fi
+    done < <(sf_citus_dirs "$checkout")
+    echo "the Citus source is missing: no citus-*.tar.gz in $(sf_citus_dirs "$checkout" | tr '\n' ' ')" >&2
+    echo "(the Citus suite builds its servers from ../shared/thirdparty next to the" \
+        "checkout; set SNOWFLAKE_THIRDPARTY_DIR to use another directory)" >&2
+    return 1
 }
 
 sf_citus_ensure() {
