@@ -1,4 +1,4 @@
-# The Citus examples of the documentation (docs/citus-draft.md), run on a
+# The Citus examples of the documentation (docs/citus.md), run on a
 # Citus cluster: the SQL blocks the documentation's own examples suite skips
 # with a reason starting "Citus cluster".  As there, psql runs each block
 # (echoing its input) and the transcript must equal the block; vary=... in
@@ -18,7 +18,7 @@ use Test::More;
 use IPC::Run;
 use CitusTest;
 
-my $doc = "$FindBin::RealBin/../../docs/citus-draft.md";
+my $doc = "$FindBin::RealBin/../../docs/citus.md";
 my @lines = split /\n/, slurp_file($doc), -1;
 
 # The blocks to run: [line, node, vary patterns, text].
@@ -156,7 +156,7 @@ for my $b (@blocks)
 	IPC::Run::run([ 'psql', '-X', '-a', '-q', '-h', $n->host, '-p', $n->port, '-U', 'postgres',
 			'-d', 'app', '-P', 'pager=off', '-v', 'SHOW_CONTEXT=never' ],
 		'<', \psql_input($text), '>&', \$out);
-	ok(matches($text, $out, @$vary), "docs/citus-draft.md:$line (on $node)")
+	ok(matches($text, $out, @$vary), "docs/citus.md:$line (on $node)")
 	  or diag("expected:\n$text\n\ngot:\n$out");
 }
 
