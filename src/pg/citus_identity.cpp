@@ -13,10 +13,14 @@
 
 #include "firewall.hpp"
 extern "C" {
+#include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/pg_database.h"
+#include "commands/dbcommands.h"
 #include "executor/spi.h"
 #include "tcop/tcopprot.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 }
 
 namespace sfpg {
@@ -197,11 +201,14 @@ void citus_reader_leave_database() {
     SharedState *s = g_shared;
     if (s == nullptr)
         return;
-    LWLockAcquire(&s->lock, LW_SHARED);
+    // Its next start watches for the database rather than failing to
+    // connect to it every 10 s once it is gone.
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     const int pid = s->citus_reader_pid;
+    s->citus_database_in_doubt = true;
     LWLockRelease(&s->lock);
     // DROP DATABASE waits up to 5 s for the other sessions to leave; the
-    // worker exits at its next CHECK_FOR_INTERRUPTS (it is idle on its latch
+    // worker exits at its next look at its signals (it is idle on its latch
     // or in one short catalog read).
     if (pid > 0)
         (void)kill(pid, SIGTERM);
@@ -213,37 +220,110 @@ extern "C" {
 
 PGDLLEXPORT void snowflake_citus_identity_main(Datum arg);
 
+// Whether snowflake.citus_database can be connected to now: it exists and
+// accepts connections.  Read from the shared catalog, without a database.
+static bool citus_database_ready() {
+    SetCurrentStatementStartTimestamp();
+    StartTransactionCommand();
+    bool ready = false;
+    const Oid db = get_database_oid(sfpg::guc_citus_database, true);
+    if (OidIsValid(db)) {
+        HeapTuple tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(db));
+        if (HeapTupleIsValid(tup)) {
+            ready = reinterpret_cast<Form_pg_database>(GETSTRUCT(tup))->datallowconn;
+            ReleaseSysCache(tup);
+        }
+    }
+    CommitTransactionCommand();
+    return ready;
+}
+
+// Leaves quietly on SIGTERM (code 1: restarted unless the server is shutting
+// down; no FATAL at every shutdown or DROP DATABASE), reloads the
+// configuration, and leaves for good when snowflake.worker_id is set (the
+// configured identity is used).
+static void follow_configuration(sfpg::SharedState *s) {
+    using namespace sfpg;
+    if (ProcDiePending)
+        proc_exit(1);
+    CHECK_FOR_INTERRUPTS();
+    if (ConfigReloadPending) {
+        ConfigReloadPending = false;
+        ProcessConfigFile(PGC_SIGHUP);
+    }
+    if (identity_is_configured(s)) {
+        ereport(LOG, (errmsg("snowflake citus identity: snowflake.worker_id is set; the "
+                             "configured identity is used")));
+        proc_exit(0);  // not restarted
+    }
+}
+
+// The database cannot be connected to (a connection failed, or it was being
+// dropped): wait for it without a database, so that the log does not get a
+// FATAL every 10 s while it is missing.  When it can be connected to, exit
+// and be restarted (10 s later) connected to it.
+static void watch_for_database(sfpg::SharedState *s) {
+    using namespace sfpg;
+    BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
+    char why[256];
+    snprintf(why, sizeof why,
+             "database \"%s\" (snowflake.citus_database) does not exist or does not accept "
+             "connections",
+             guc_citus_database);
+    bool logged = false;
+    for (;;) {
+        follow_configuration(s);
+        if (citus_database_ready()) {
+            LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+            s->citus_database_in_doubt = false;
+            LWLockRelease(&s->lock);
+            ereport(LOG, (errmsg("snowflake citus identity: database \"%s\" accepts connections "
+                                 "now; the worker restarts connected to it",
+                                 guc_citus_database)));
+            proc_exit(1);  // restarted after bgw_restart_time
+        }
+        if (!logged) {
+            identity_note_registry_failure(s, RegistryState::Waiting, why);
+            ereport(WARNING, (errmsg("snowflake citus identity: %s", why),
+                              errhint("Create the database and the citus extension in it, or "
+                                      "change snowflake.citus_database (restart).")));
+            logged = true;
+        }
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kPollMs,
+                        PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+    }
+}
+
 static void citus_reader_body() {
     using namespace sfpg;
     pqsignal(SIGTERM, die);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     BackgroundWorkerUnblockSignals();
     SharedState *s = g_shared;
-    // Fails (and is restarted 10 s later) while the database does not exist:
-    // the reason stays until it connects.
+    // A connection that fails raises FATAL here and never returns: the flag
+    // stays set for the next start, which then watches instead.
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    const bool in_doubt = s->citus_database_in_doubt;
+    s->citus_database_in_doubt = true;
+    LWLockRelease(&s->lock);
+    if (in_doubt)
+        watch_for_database(s);  // never returns
     char why[256];
     snprintf(why, sizeof why,
              "the \"snowflake citus identity\" worker has not connected to database \"%s\" "
-             "(snowflake.citus_database) yet: does it exist?",
+             "(snowflake.citus_database) yet",
              guc_citus_database);
     identity_note_registry_failure(s, RegistryState::Waiting, why);
     BackgroundWorkerInitializeConnection(guc_citus_database, nullptr, 0);
     before_shmem_exit(forget_latch, 0);
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    s->citus_database_in_doubt = false;
     s->citus_reader_latch = MyLatch;
     s->citus_reader_pid = MyProcPid;
     LWLockRelease(&s->lock);
     for (;;) {
-        CHECK_FOR_INTERRUPTS();
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-        }
-        if (identity_is_configured(s)) {
-            ereport(LOG, (errmsg("snowflake citus identity: snowflake.worker_id is set; the "
-                                 "configured identity is used")));
-            proc_exit(0);  // not restarted
-        }
+        follow_configuration(s);
         apply(s, read_group());
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kPollMs,
                         PG_WAIT_EXTENSION);

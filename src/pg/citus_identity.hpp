@@ -45,8 +45,8 @@ bool wait_for_citus_identity();
 
 // Before DROP DATABASE of snowflake.citus_database: asks the worker, which
 // is connected to it, to exit (SIGTERM), so that the drop does not wait for
-// it.  It is started again 10 s later and connects once the database exists
-// again.  The identity in use stays.
+// it.  It is started again 10 s later and waits, without a database, until
+// the database exists again.  The identity in use stays.
 void citus_reader_leave_database();
 
 }  // namespace sfpg

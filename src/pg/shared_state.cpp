@@ -168,6 +168,7 @@ void shmem_startup() {
         s->reserver_latch = nullptr;
         s->citus_reader_latch = nullptr;
         s->citus_reader_pid = 0;
+        s->citus_database_in_doubt = false;
         s->durable_writes = 0;
         pg_atomic_init_u64(&s->word, 0);
         pg_atomic_init_u64(&s->node, static_cast<uint64>(int64{-1}));

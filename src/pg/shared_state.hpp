@@ -49,6 +49,10 @@ struct SharedState {
     // read to wake it (and its pid, to ask it to leave its database).
     Latch *citus_reader_latch;
     int citus_reader_pid;
+    // Its last attempt to connect to snowflake.citus_database did not come
+    // back, or the database is being dropped: its next start watches for the
+    // database instead of connecting (guarded by lock; citus_identity.cpp).
+    bool citus_database_in_doubt;
     // The reserver is waiting for synchronous standbys to confirm a mark (for
     // the message of a backend that gives up waiting for it).
     volatile bool reserver_waits_for_standbys;

@@ -4,7 +4,8 @@
 # of its own.
 #
 # Pinned: before a node is added it has no identity, and says why (no such
-# database, Citus not installed there, not in a cluster yet); once added,
+# database -- waited for without a FATAL every 10 s --, Citus not installed
+# there, not in a cluster yet); once added,
 # group g is datacenter g >> worker_bits, worker g & (2^worker_bits - 1);
 # a node added after setup issues ids at once, directly and as a shard
 # holder of INSERT ... SELECT; the identity is recorded in snowflake.state
@@ -57,17 +58,34 @@ EOC
 	my ($stdout, $err);
 	$lone->psql('postgres', 'SELECT snowflake_nextval()', stderr => \$err);
 	like($err, qr/has no identity from Citus/, 'no database app: no identity');
+	# The first connection fails (one FATAL); the worker, restarted 10 s
+	# later, waits for the database without connecting: no FATAL every 10 s.
+	my $waiting = sub {
+		my ($db, $what) = @_;
+		for (1 .. 40)
+		{
+			$lone->psql($db, 'SELECT snowflake_nextval()', stderr => \$err);
+			return 1 if $err =~ $what;
+			sleep 1;
+		}
+		return 0;
+	};
+	my $missing = qr/database "app" \(snowflake\.citus_database\) does not exist or does not accept connections/;
+	ok($waiting->('postgres', $missing), 'no database app: the reason says the database is missing')
+	  or diag($err);
+	sleep 12;    # one more restart period of the old behaviour
+	my $fatal_missing = sub {
+		my @l = slurp_file($lone->logfile) =~ /FATAL:  database "app" does not exist/g;
+		scalar @l;
+	};
+	is($fatal_missing->(), 1, 'database app missing for 20 s: one FATAL in the log, not one every 10 s');
+	my @warned = slurp_file($lone->logfile) =~ /WARNING:  snowflake citus identity: database "app"/g;
+	is(scalar @warned, 1, 'and one WARNING saying what it waits for');
 	$lone->safe_psql('postgres', 'CREATE DATABASE app');
 	$lone->safe_psql('app', 'CREATE EXTENSION snowflake');
-	# The worker is restarted 10 s after failing to connect to app.
-	my $ok = 0;
-	for (1 .. 60)
-	{
-		$lone->psql('app', 'SELECT snowflake_nextval()', stderr => \$err);
-		if ($err =~ /the citus extension is not installed in database "app"/) { $ok = 1; last; }
-		sleep 1;
-	}
-	ok($ok, 'database app without Citus: no identity, and the reason names the database')
+	# Seen within 2 s, then restarted 10 s later connected to app.
+	ok($waiting->('app', qr/the citus extension is not installed in database "app"/),
+		'database app without Citus: no identity, and the reason names the database')
 	  or diag($err);
 	# The worker connected to app does not keep it from being dropped.
 	is($lone->safe_psql('postgres',
@@ -76,6 +94,11 @@ EOC
 	my ($ret, $out, $drop_err) = $lone->psql('postgres', 'DROP DATABASE app');
 	is($ret, 0, 'DROP DATABASE of snowflake.citus_database works while the worker is connected')
 	  or diag($drop_err);
+	ok($waiting->('postgres', $missing), 'after the drop, the worker waits for the database again')
+	  or diag($err);
+	is($fatal_missing->(), 1, 'without a FATAL for the missing database');
+	unlike(slurp_file($lone->logfile), qr/FATAL:  terminating background worker "snowflake citus identity"/,
+		'nor for the worker leaving the database');
 	$lone->stop;
 }
 
