@@ -36,10 +36,11 @@ sf_root_path() { echo "$SF_ROOTS_DIR/snowflake-${2:-}root-pg$1"; }
 # that a changed list updates a cached root.
 sf_root_packages() {
     if [ "${2:-}" = deb ]; then
-        # Building (build-essential, debhelper, pg_buildext of postgresql-server-dev-all,
-        # fakeroot), checking (lintian) and installing the packages.
+        # Building (build-essential, debhelper, pg_buildext of
+        # postgresql-server-dev-all, fakeroot), checking (lintian) and
+        # testing (autopkgtest) the packages.
         echo "postgresql-$1 postgresql-server-dev-$1 postgresql-server-dev-all debhelper" \
-            "fakeroot lintian libpq-dev build-essential rsync procps"
+            "fakeroot lintian autopkgtest libpq-dev build-essential rsync procps"
         return
     fi
     echo "postgresql-$1 postgresql-server-dev-$1 make g++ libpqxx-dev libipc-run-perl" \
