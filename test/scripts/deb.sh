@@ -162,6 +162,7 @@ purge_and_check() {
 
 step_build() {
     local debs deb stage want have pkgfiles
+    rm -rf "$WORK/debs"
     copy_tree "$IN/src"
     build_debs "$IN/src"
     debs=$(cd "$M$IN" && ls -- *.deb)
@@ -208,7 +209,6 @@ step_build() {
         fail "the package (right) does not hold exactly what make install installs (left), with Debian's copyright and changelog"
     echo "contents: the package holds what make install installs ($(echo "$have" | wc -l) files) and Debian's copyright and changelog"
 
-    rm -rf "$WORK/debs"
     mkdir -p "$WORK/debs"
     cp "$M$IN"/*.deb "$M$IN"/*.changes "$WORK/debs/"
 }
