@@ -58,8 +58,10 @@ STEP=${3:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
 CACHE=${SNOWFLAKE_DEB_CACHE:-/var/tmp/snowflake-deb-cache}
 PKG=postgresql-$V-snowflake
 R=$(sf_root_path "$V" deb)
-OV=$WORK/overlay
-# Inside the overlay.
+mkdir -p "$WORK"
+OV=$(readlink -f "$WORK")/overlay
+M=$OV/merged
+# The work directory inside the overlay, and the server's programs.
 IN=/var/tmp/snowflake-deb
 PGBIN=/usr/lib/postgresql/$V/bin
 
@@ -67,6 +69,7 @@ fail() { echo "deb.sh $STEP, PostgreSQL $V: $*" >&2; exit 1; }
 inroot() { sf_root_run "$M" "$@"; }
 
 [ -f "$R/etc/snowflake-root" ] || fail "no package root at $R (sf_root_ensure $V LOG deb builds it)"
+
 # Leaves nothing running in the overlay (a server of a failed step), then
 # removes it.
 cleanup() {
@@ -85,9 +88,6 @@ cleanup() {
     fi
     sf_overlay_remove "$OV"
 }
-mkdir -p "$WORK"
-OV=$(readlink -f "$OV")
-M=$OV/merged
 sf_overlay_mount "$R" "$OV" || fail "cannot mount an overlay of $R"
 trap cleanup EXIT
 mkdir -p "$M$IN"
@@ -166,11 +166,11 @@ step_build() {
     copy_tree "$IN/src"
     build_debs "$IN/src"
     debs=$(cd "$M$IN" && ls -- *.deb)
-    echo "built: $(echo $debs)"
+    echo "built: ${debs//$'\n'/ }"
     local arch
     arch=$(inroot dpkg --print-architecture)
     [ "$debs" = "$(printf '%s\n' "${PKG}-dbgsym_${DEBVERSION}_$arch.deb" "${PKG}_${DEBVERSION}_$arch.deb" | sort)" ] ||
-        fail "dpkg-buildpackage built $(echo $debs), not ${PKG}_${DEBVERSION}_$arch.deb and its -dbgsym"
+        fail "dpkg-buildpackage built ${debs//$'\n'/ }, not ${PKG}_${DEBVERSION}_$arch.deb and its -dbgsym"
 
     # lintian: no error, no warning.  One tag accepted: initial-upload-closes-
     # no-bugs, Debian's rule that a new package's first upload closes its ITP
