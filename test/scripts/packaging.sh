@@ -127,13 +127,12 @@ perl "$HERE/pgxn_meta.pl" "$tree"
 # The archive alone: built, installed into a private PostgreSQL, tested.
 pg=$OUT/pg
 major=$("$(sf_pg_config)" --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
+# Whatever the machine has of snowflake is left out of the copy, and never
+# read: run-all.sh runs this while run-version.sh make-installs there.
 mkdir -p "$pg/usr/lib/postgresql" "$pg/usr/share/postgresql" "$pg/usr/include"
-cp -a "/usr/lib/postgresql/$major" "$pg/usr/lib/postgresql/"
-cp -a "/usr/share/postgresql/$major" "$pg/usr/share/postgresql/"
-cp -a /usr/include/postgresql "$pg/usr/include/"
-# Whatever the machine has installed of snowflake is not part of the copy.
-rm -rf "$pg/usr/lib/postgresql/$major/lib/snowflake.so" "$pg/usr/lib/postgresql/$major/lib/bitcode/snowflake"* \
-    "$pg/usr/share/postgresql/$major/extension/snowflake"*
+rsync -a --exclude 'snowflake*' "/usr/lib/postgresql/$major" "$pg/usr/lib/postgresql/"
+rsync -a --exclude 'snowflake*' "/usr/share/postgresql/$major" "$pg/usr/share/postgresql/"
+rsync -a /usr/include/postgresql "$pg/usr/include/"
 chown -R postgres: "$OUT"
 pgc=$pg/usr/lib/postgresql/$major/bin/pg_config
 as_postgres make -C "$tree" -j2 PG_CONFIG="$pgc" >"$OUT/build.out" 2>&1 ||
