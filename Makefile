@@ -8,6 +8,8 @@
 #   make prove-installcheck               TAP tests (restarts, crashes, clock steps)
 #   make dist                             dist/snowflake-VERSION.zip of the committed
 #                                         tree (git archive of HEAD), for PGXN
+#   dpkg-buildpackage -us -uc -b          Debian packages, one per PostgreSQL major
+#                                         whose server headers are installed (debian/)
 #
 # The whole suite, servers and all, is test/run-all.sh.
 
@@ -59,17 +61,21 @@ prove-installcheck:
 unit:
 	$(MAKE) -C test/unit run
 
-# The source archive of a release: what git has at HEAD (uncommitted changes
-# are not in it), under snowflake-VERSION/, VERSION being the control file's
-# default_version.
+# The source archive of a release, for PGXN: what git has at HEAD (uncommitted
+# changes are not in it), as snowflake-VERSION.zip holding snowflake-VERSION/,
+# VERSION being META.json's, which must be the control file's default_version
+# (1.5 is 1.5.0).
 EXTVERSION = $(shell sed -n "s/^default_version = '\([^']*\)'.*/\1/p" $(srcdir)/$(EXTENSION).control)
+DISTVERSION = $(shell perl -MJSON::PP -0777 -ne 'print decode_json($$_)->{version}' $(srcdir)/META.json)
 DISTDIR ?= dist
 dist:
+	@case "$(DISTVERSION)" in "$(EXTVERSION)" | "$(EXTVERSION).0") ;; *) \
+		echo "make dist: META.json says $(DISTVERSION), $(EXTENSION).control $(EXTVERSION)" >&2; exit 1 ;; esac
 	@git -C $(srcdir) diff --quiet HEAD -- || \
 		echo "make dist: uncommitted changes are not in the archive (it is made from HEAD)" >&2
 	mkdir -p $(DISTDIR)
-	git -C $(srcdir) archive --format=zip --prefix=$(EXTENSION)-$(EXTVERSION)/ \
-		-o $(abspath $(DISTDIR))/$(EXTENSION)-$(EXTVERSION).zip HEAD
-	@echo "$(DISTDIR)/$(EXTENSION)-$(EXTVERSION).zip: $(EXTENSION) $(EXTVERSION) at $$(git -C $(srcdir) rev-parse --short HEAD)"
+	git -C $(srcdir) archive --format=zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+		-o $(abspath $(DISTDIR))/$(EXTENSION)-$(DISTVERSION).zip HEAD
+	@echo "$(DISTDIR)/$(EXTENSION)-$(DISTVERSION).zip: $(EXTENSION) $(DISTVERSION) at $$(git -C $(srcdir) rev-parse --short HEAD)"
 
 .PHONY: installcheck-nopreload prove-installcheck unit dist

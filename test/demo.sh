@@ -4,10 +4,12 @@
 #   bash test/demo.sh
 #
 # Installs only what the demo needs (a compiler, PostgreSQL 15 and its
-# headers: not the test toolchain), builds and installs the extension,
-# starts a throwaway PostgreSQL with snowflake preloaded, creates a table whose
-# id is DEFAULT snowflake_nextval(), inserts rows, shows them decoded, stops
-# the server.  Safe to rerun.
+# headers: not the test toolchain), builds the extension and installs it into
+# the system's PostgreSQL 15 (make install), starts a throwaway PostgreSQL with
+# snowflake preloaded, creates a table whose id is DEFAULT snowflake_nextval(),
+# inserts rows, shows them decoded, stops the server.  Safe to rerun.  The
+# packages and the installed extension stay: run it on a machine you can
+# throw away.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/test/lib/common.sh"
@@ -18,7 +20,7 @@ PORT=${SF_DEMO_PORT:-54399}
 echo "== installing dependencies (apt-get)"
 sf_install_deps demo
 
-echo "== building and installing"
+echo "== building, and installing into PostgreSQL 15 (make install)"
 sf_copy_tree "$ROOT" "$DIR.build"
 make -C "$DIR.build" -j2 >/dev/null
 make -C "$DIR.build" install >/dev/null

@@ -10,9 +10,12 @@
 #   18  Debian unstable (sid)'s, in another root.
 # The roots are built with debootstrap on the first run (a few minutes) and
 # reused after.  The versions run at the same time; each prints one line per
-# suite (pg15/tap, pg17/upgrade-from-15, ...).  The last line counts every
-# suite of every version: "N passed, N failed"; the exit status is non-zero
-# if any failed.
+# suite (pg15/tap, pg17/upgrade-from-15, ...).  Beside them run the release
+# checks and the Debian package of every version, built, installed, tested,
+# upgraded to and purged in package roots of their own (test/scripts/deb.sh;
+# one for 15 too, so that the machine's PostgreSQL is left alone).  The last
+# line counts every suite of every version: "N passed, N failed"; the exit
+# status is non-zero if any failed.
 #
 # SNOWFLAKE_TEST_DIR   work directory (default /var/tmp/snowflake-test)
 # SNOWFLAKE_ROOTS_DIR  where the roots live (default /var/tmp)
@@ -128,21 +131,46 @@ in_root() {
     fi
 }
 
-# What a release ships (LICENSE, META.json, make dist): no PostgreSQL
-# version to it, so once, here.
-: >"$LOGS/packaging.counts"
-root_suite "$LOGS/packaging.counts" packaging bash "$ROOT/test/scripts/packaging.sh" "$WORK/packaging"
+# The Debian package of PostgreSQL $1 (test/scripts/deb.sh): built, checked,
+# installed, tested, upgraded to and purged, each step in a throwaway overlay
+# of a package root of its own (built once, then cached).  Counts to $2.
+debs() {
+    local v=$1 counts=$2 r step
+    r=$(sf_root_path "$v" deb)
+    root_suite "$counts" "pg$v/deb-root" sf_root_ensure "$v" /dev/stdout deb
+    local ok=$?
+    sf_root_umount "$r"
+    [ $ok -eq 0 ] || return
+    for step in build install upgrade; do
+        root_suite "$counts" "pg$v/deb-$step" bash "$ROOT/test/scripts/deb.sh" "$v" "$WORK/deb-pg$v" "$step"
+    done
+}
 
-# Roots first, in the background: building one is mostly download and
-# unpacking, and its suites wait on the servers more than on the CPUs.
+# What a release ships: the licence, META.json, make dist (no PostgreSQL
+# version to it, so once), and the Debian packages of every version.  They
+# touch neither the machine's PostgreSQL nor the roots of 17 and 18, so they
+# run in the background beside everything else.  Counts to $1.
+packages() {
+    local counts=$1 v
+    root_suite "$counts" packaging bash "$ROOT/test/scripts/packaging.sh" "$WORK/packaging"
+    for v in $VERSIONS; do debs "$v" "$counts"; done
+}
+
+# Roots and packages first, in the background: building a root is mostly
+# download and unpacking, and its suites wait on the servers more than on
+# the CPUs.
 pids=()
 outs=()
+: >"$LOGS/packages.counts"
+packages "$LOGS/packages.counts" >"$LOGS/packages.out" 2>&1 &
+pids+=($!)
+outs+=("$LOGS/packages.out")
 for v in $VERSIONS; do
     [ "$v" = 15 ] && continue
     : >"$LOGS/pg$v.counts"
     in_root "$v" "$LOGS/pg$v.counts" >"$LOGS/pg$v.out" 2>&1 &
     pids+=($!)
-    outs+=("$v")
+    outs+=("$LOGS/pg$v.out")
 done
 
 if selected 15; then
@@ -152,13 +180,13 @@ if selected 15; then
 fi
 for i in "${!pids[@]}"; do
     # Shows each root's lines as they come (at once if it has finished).
-    tail -n +1 --pid="${pids[$i]}" -f "$LOGS/pg${outs[$i]}.out"
+    tail -n +1 --pid="${pids[$i]}" -f "${outs[$i]}"
     wait "${pids[$i]}"
 done
 
 passed=0
 failed=0
-for c in "$LOGS/packaging.counts" $(for v in $VERSIONS; do echo "$LOGS/pg$v.counts"; done); do
+for c in "$LOGS/packages.counts" $(for v in $VERSIONS; do echo "$LOGS/pg$v.counts"; done); do
     while read -r p f; do
         passed=$((passed + p))
         failed=$((failed + f))

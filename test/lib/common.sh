@@ -22,12 +22,13 @@ sf_pg_config() {
 # JIT bitcode that Debian's PGXS builds).
 SF_DEMO_PACKAGES="make g++ rsync postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR"
 # What the test suite needs on top: the test toolchain, debootstrap for the
-# Debian roots of PostgreSQL 17 and 18 (test/lib/pgroot.sh), dpkg-dev to
-# unpack PostgreSQL's source package (test/lib/pgsource.sh) and pgaudit for
-# the tests beside other extensions.
+# Debian roots of PostgreSQL 17 and 18 and the package roots
+# (test/lib/pgroot.sh), dpkg-dev to unpack PostgreSQL's source package
+# (test/lib/pgsource.sh), pgaudit for the tests beside other extensions, and
+# pg_buildext (postgresql-server-dev-all) for the check of debian/control.
 SF_TEST_PACKAGES="clang-14 llvm-14 libclang-rt-14-dev valgrind postgresql-contrib libpqxx-dev
     libgtest-dev libipc-run-perl faketime procps git unzip debootstrap python3 gdb dpkg-dev
-    postgresql-$PG_MAJOR-pgaudit"
+    postgresql-$PG_MAJOR-pgaudit postgresql-server-dev-all"
 
 # sf_install_deps [demo]: installs what the tests (or only the demo) need,
 # on Debian 12, as root.

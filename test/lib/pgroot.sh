@@ -3,8 +3,13 @@
 # Debian 13 (trixie) and 18 from Debian unstable (sid), each in a root of its
 # own built with debootstrap and cached under /var/tmp between runs.
 #
-#   sf_root_path 17          -> /var/tmp/snowflake-root-pg17
-#   sf_root_ensure 17 LOG    builds (first run) or updates the root; 0 if usable
+# Package roots (KIND "deb"), one per major, 15 (Debian 12) included, hold
+# the server and the Debian packaging tools and nothing built by the suites:
+# the package tests (test/scripts/deb.sh) build and install the packages in
+# throwaway overlays of them, so no make install ever lands in one.
+#
+#   sf_root_path 17 [deb]        -> /var/tmp/snowflake-root-pg17 (-debroot- for deb)
+#   sf_root_ensure 17 LOG [deb]  builds (first run) or updates the root; 0 if usable
 #   sf_root_mount DIR        /proc, /dev, /dev/pts inside it (idempotent)
 #   sf_root_umount DIR       undoes sf_root_mount
 #   sf_root_run DIR CMD...   runs a command inside it, as root
@@ -18,17 +23,26 @@ SF_ROOTS_DIR=${SNOWFLAKE_ROOTS_DIR:-/var/tmp}
 # The Debian suite that ships a PostgreSQL major.
 sf_root_suite() {
     case $1 in
+        15) echo bookworm ;;
         17) echo trixie ;;
         18) echo sid ;;
         *) return 1 ;;
     esac
 }
 
-sf_root_path() { echo "$SF_ROOTS_DIR/snowflake-root-pg$1"; }
+sf_root_path() { echo "$SF_ROOTS_DIR/snowflake-${2:-}root-pg$1"; }
 
 # What the suites need inside a root.  Written into the root's stamp file, so
 # that a changed list updates a cached root.
 sf_root_packages() {
+    if [ "${2:-}" = deb ]; then
+        # Building (build-essential, debhelper, pg_buildext of
+        # postgresql-server-dev-all, fakeroot), checking (lintian) and
+        # testing (autopkgtest) the packages.
+        echo "postgresql-$1 postgresql-server-dev-$1 postgresql-server-dev-all debhelper" \
+            "fakeroot lintian autopkgtest libpq-dev build-essential rsync procps"
+        return
+    fi
     echo "postgresql-$1 postgresql-server-dev-$1 make g++ libpqxx-dev libipc-run-perl" \
         "faketime rsync procps locales-all python3 gdb dpkg-dev postgresql-$1-pgaudit"
     # The Django client suite runs on 18 (Debian unstable's Django 5.2).
@@ -54,6 +68,30 @@ sf_root_umount() {
     for m in $(sf_root_mounts_below "$1"); do
         umount "$m" 2>/dev/null || umount -l "$m"
     done
+}
+
+# sf_overlay_mount ROOT DIR: a throwaway copy-on-write view of ROOT at
+# DIR/merged, with /proc and /dev inside it.  Every write goes to DIR/upper,
+# never to ROOT (which must not change while the overlay is mounted).
+sf_overlay_mount() {
+    local r=$1 d=$2
+    sf_overlay_remove "$d" || return 1
+    mkdir -p "$d/upper" "$d/work" "$d/merged"
+    mount -t overlay overlay -o "lowerdir=$r,upperdir=$d/upper,workdir=$d/work" "$d/merged" || return 1
+    sf_root_mount "$d/merged"
+}
+
+# sf_overlay_remove DIR: unmounts the overlay at DIR/merged and throws its
+# writes away.
+sf_overlay_remove() {
+    local d=$1
+    [ -e "$d" ] || return 0
+    sf_root_umount "$d"
+    if [ -n "$(sf_root_mounts_below "$d")" ]; then
+        echo "still mounted below $d, not removing it" >&2
+        return 1
+    fi
+    rm -rf --one-file-system "$d"
 }
 
 # Removes a root, but never while anything is mounted inside it (a bind mount
@@ -84,14 +122,15 @@ sf_root_apt() {
     sf_root_run "$r" apt-get -q -o Acquire::Check-Valid-Until=false -o Acquire::Retries=3 "$@"
 }
 
-# sf_root_ensure VERSION LOG: a usable root for that PostgreSQL major, built
-# on first use.  Output goes to LOG.  Returns non-zero if it cannot be made.
+# sf_root_ensure VERSION LOG [deb]: a usable root for that PostgreSQL major
+# (a package root with deb), built on first use.  Output goes to LOG.
+# Returns non-zero if it cannot be made.
 sf_root_ensure() {
-    local v=$1 log=$2 suite r stamp want
+    local v=$1 log=$2 kind=${3:-} suite r stamp want
     suite=$(sf_root_suite "$v") || { echo "no Debian root known for PostgreSQL $v" >"$log"; return 1; }
-    r=$(sf_root_path "$v")
+    r=$(sf_root_path "$v" "$kind")
     stamp="$r/etc/snowflake-root"
-    want="$suite: $(sf_root_packages "$v")"
+    want="$suite: $(sf_root_packages "$v" "$kind")"
     {
         if [ "${SNOWFLAKE_ROOTS_REFRESH:-0}" = 1 ]; then
             sf_root_remove "$r" || return 1
@@ -108,7 +147,7 @@ sf_root_ensure() {
             printf '#!/bin/sh\nexit 101\n' >"$r.new/usr/sbin/policy-rc.d"
             chmod 755 "$r.new/usr/sbin/policy-rc.d"
             mkdir -p "$r.new/etc/postgresql-common"
-            printf "create_main_cluster = false\ninclude_dir = 'conf.d'\n" \
+            printf "create_main_cluster = false\nadd_include_dir = 'conf.d'\n" \
                 >"$r.new/etc/postgresql-common/createcluster.conf"
             mv "$r.new" "$r"
         fi
@@ -120,8 +159,10 @@ sf_root_ensure() {
             # shellcheck disable=SC2046
             sf_root_apt "$r" update &&
                 sf_root_apt "$r" install -y --no-install-recommends \
-                    -o Dpkg::Options::=--force-confold $(sf_root_packages "$v") ||
+                    -o Dpkg::Options::=--force-confold $(sf_root_packages "$v" "$kind") ||
                 return 1
+            # The downloaded packages are not needed again (some 400 MB).
+            sf_root_apt "$r" clean
             echo "$want" >"$stamp"
         fi
         sf_root_run "$r" "/usr/lib/postgresql/$v/bin/postgres" --version

@@ -5,12 +5,19 @@
 #   - snowflake.control's default_version is the newest version a script in
 #     src/sql installs or updates to, and every version has an update path
 #     to it (the SQL side of this runs in the regress test extension_versions);
-#   - META.json is PGXN metadata (meta-spec 1.0.0 keys) whose version is the
-#     default_version (as x.y.0), with a provides entry for the extension;
+#   - one version: META.json's is the default_version (as x.y.0), and so is
+#     debian/changelog's upstream version;
+#   - debian/control is what debian/control.in gives for 15, 17 and 18;
+#   - META.json follows the PGXN Meta Spec 1.0.0 (test/scripts/pgxn_meta.pl,
+#     which is first shown to reject broken copies of it);
 #   - make dist writes snowflake-VERSION.zip from git, holding exactly the
-#     tracked files, and what it holds builds.
+#     tracked files, whose own META.json is valid and names files it holds;
+#     unpacked alone in an empty directory, it builds without a warning,
+#     installs and passes the regression suite (preloaded and not).  It
+#     installs into a private copy of this machine's PostgreSQL, relocated
+#     under WORKDIR/pg as /work/wt/iso does, so the system's is not touched.
 #
-#   bash test/scripts/packaging.sh [WORKDIR]     (from a git checkout)
+#   bash test/scripts/packaging.sh [WORKDIR]     (as root, from a git checkout)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -19,6 +26,8 @@ OUT=${1:-/var/tmp/snowflake-packaging}
 cd "$ROOT"
 
 fail() { echo "packaging: $*" >&2; exit 1; }
+rm -rf "$OUT"
+mkdir -p "$OUT"
 
 grep -q '^PostgreSQL License$' LICENSE || fail "LICENSE is not the PostgreSQL License"
 grep -q 'Permission to use, copy, modify, and distribute this software' LICENSE ||
@@ -26,7 +35,9 @@ grep -q 'Permission to use, copy, modify, and distribute this software' LICENSE 
 
 default=$(sed -n "s/^default_version = '\([^']*\)'.*/\1/p" snowflake.control)
 [ -n "$default" ] || fail "snowflake.control has no default_version"
-echo "default_version: $default"
+semver=$default
+[[ $default =~ ^[0-9]+\.[0-9]+$ ]] && semver=$default.0
+echo "default_version: $default ($semver)"
 
 # Versions the scripts install (snowflake--V.sql) or update to
 # (snowflake--A--B.sql), and the update edges.
@@ -50,37 +61,87 @@ perl -e '
     }
 ' "$default" src/sql/snowflake--*.sql
 
+# What the PGXN spec leaves to the project: the name, the licence, and the
+# version of the distribution and of its extension.
 perl -MJSON::PP -e '
-    my ($file, $default) = @ARGV;
+    my ($file, $want) = @ARGV;
     local $/; open my $fh, "<", $file or die "$file: $!\n";
-    my $m = eval { decode_json(<$fh>) } or die "$file is not valid JSON: $@";
-    for (qw(name abstract version maintainer license provides meta-spec)) {
-        die "$file lacks \"$_\" (required by the PGXN meta spec)\n" unless exists $m->{$_};
-    }
+    my $m = decode_json(<$fh>);
     die "$file: name is $m->{name}\n" unless $m->{name} eq "snowflake";
     die "$file: license is $m->{license}, LICENSE is the PostgreSQL License\n" unless $m->{license} eq "postgresql";
-    die "$file: meta-spec version is not 1.0.0\n" unless $m->{"meta-spec"}{version} eq "1.0.0";
-    my $want = $default =~ /^\d+\.\d+$/ ? "$default.0" : $default;
-    die "$file: version $m->{version}, snowflake.control says $default (semver $want)\n"
-        unless $m->{version} eq $want;
+    die "$file: version $m->{version}, snowflake.control says $want\n" unless $m->{version} eq $want;
     my $p = $m->{provides}{snowflake} or die "$file: provides has no snowflake entry\n";
     die "$file: provides.snowflake.version $p->{version}, want $want\n" unless $p->{version} eq $want;
-    die "$file: provides.snowflake.file $p->{file} does not exist\n" unless -f $p->{file};
-    print "META.json: snowflake $m->{version}, license $m->{license}\n";
-' META.json "$default"
+' META.json "$semver"
+perl "$HERE/pgxn_meta.pl" "$ROOT"
+
+# The validator is a test too: broken copies of META.json must fail it.
+mutants=$OUT/meta-mutants
+rm -rf "$mutants"
+for change in 'delete $m->{license}' '$m->{version} = "1.5"' '$m->{provides}{snowflake}{file} = "none.sql"' \
+        '$m->{"meta-spec"}{version} = "2.0.0"' '$m->{license} = "PostgreSQL"' '$m->{homepage} = "x"' \
+        '$m->{provides}{snowflake}{docs} = "README.md"' '$m->{maintainer} = []'; do
+    mkdir -p "$mutants"
+    cp -r src README.md "$mutants/"
+    perl -MJSON::PP -0777 -ne "my \$m = decode_json(\$_); $change; print encode_json(\$m)" META.json \
+        >"$mutants/META.json"
+    if perl "$HERE/pgxn_meta.pl" "$mutants" >/dev/null; then
+        fail "pgxn_meta.pl accepts a META.json with $change"
+    fi
+    rm -rf "$mutants"
+done
+echo "pgxn_meta.pl rejects 8 broken copies of META.json"
+
+# The Debian packaging carries the same version, and debian/control is
+# current (the build regenerates it for the majors at hand; the committed one
+# lists what CI builds).
+deb=$(dpkg-parsechangelog -l debian/changelog -SVersion)
+upstream=${deb#*:}
+upstream=${upstream%-*}
+[ "${upstream%%[~+]*}" = "$semver" ] ||
+    fail "debian/changelog is at $deb, snowflake.control at $default ($semver)"
+echo "debian/changelog: $deb"
+controls=$OUT/debian-control
+rm -rf "$controls"
+mkdir -p "$controls"
+cp -r debian "$controls/"
+(cd "$controls" && PG_SUPPORTED_VERSIONS="15 17 18" pg_buildext updatecontrol)
+diff -u debian/control "$controls/debian/control" &&
+    diff -u debian/tests/control "$controls/debian/tests/control" ||
+    fail "debian/control is not what debian/control.in gives: run PG_SUPPORTED_VERSIONS=\"15 17 18\" pg_buildext updatecontrol"
 
 # make dist, from git: exactly the tracked files of HEAD, under snowflake-VERSION/.
 git rev-parse --git-dir >/dev/null 2>&1 || fail "$ROOT is not a git checkout: make dist needs git"
-rm -rf "$OUT"
-mkdir -p "$OUT"
-make -s dist DISTDIR="$OUT"
-zip="$OUT/snowflake-$default.zip"
+mkdir -p "$OUT/dist" "$OUT/clean"
+make -s dist DISTDIR="$OUT/dist"
+zip="$OUT/dist/snowflake-$semver.zip"
 [ -f "$zip" ] || fail "make dist did not write $zip"
-(cd "$OUT" && unzip -q "$zip")
-diff <(git ls-tree -r --name-only HEAD | sort) \
-     <(cd "$OUT/snowflake-$default" && find . -type f | sed 's|^\./||' | sort) ||
+(cd "$OUT/clean" && unzip -q "$zip")
+[ "$(ls "$OUT/clean")" = "snowflake-$semver" ] || fail "the archive does not hold snowflake-$semver/ alone"
+tree=$OUT/clean/snowflake-$semver
+diff <(git ls-tree -r --name-only HEAD | sort) <(cd "$tree" && find . -type f | sed 's|^\./||' | sort) ||
     fail "the archive does not hold exactly the tracked files of HEAD"
 echo "$(basename "$zip"): $(git ls-tree -r --name-only HEAD | wc -l) files"
-# What it holds builds, against this machine's PostgreSQL (no install).
-make -s -C "$OUT/snowflake-$default" -j2 with_llvm=no PG_CONFIG="$(sf_pg_config)" >/dev/null
-echo "the archive builds: $(ls "$OUT/snowflake-$default"/*.so)"
+perl "$HERE/pgxn_meta.pl" "$tree"
+
+# The archive alone: built, installed into a private PostgreSQL, tested.
+pg=$OUT/pg
+major=$("$(sf_pg_config)" --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
+# Whatever the machine has of snowflake is left out of the copy, and never
+# read: run-all.sh runs this while run-version.sh make-installs there.
+mkdir -p "$pg/usr/lib/postgresql" "$pg/usr/share/postgresql" "$pg/usr/include"
+rsync -a --exclude 'snowflake*' "/usr/lib/postgresql/$major" "$pg/usr/lib/postgresql/"
+rsync -a --exclude 'snowflake*' "/usr/share/postgresql/$major" "$pg/usr/share/postgresql/"
+rsync -a /usr/include/postgresql "$pg/usr/include/"
+chown -R postgres: "$OUT"
+pgc=$pg/usr/lib/postgresql/$major/bin/pg_config
+as_postgres make -C "$tree" -j2 PG_CONFIG="$pgc" >"$OUT/build.out" 2>&1 ||
+    { tail -n 30 "$OUT/build.out"; fail "the archive does not build"; }
+if grep -n 'warning:' "$OUT/build.out"; then fail "the archive's build is not warning-free"; fi
+as_postgres make -C "$tree" install PG_CONFIG="$pgc" >/dev/null
+echo "the archive builds and installs into $pg (PostgreSQL $major)"
+if ! as_postgres make -C "$tree" installcheck installcheck-nopreload PG_CONFIG="$pgc"; then
+    [ ! -f "$tree/regression.diffs" ] || head -n 80 "$tree/regression.diffs"
+    fail "the archive's regression suite fails"
+fi
+echo "the archive passes its regression suite"

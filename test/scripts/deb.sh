@@ -1,0 +1,358 @@
+#!/usr/bin/env bash
+# The Debian package of one PostgreSQL major, built, checked, installed,
+# tested, upgraded to and purged.  As root, from a git checkout:
+#
+#   bash test/scripts/deb.sh VERSION WORKDIR STEP
+#
+#   build    dpkg-buildpackage -us -uc -b builds exactly postgresql-VERSION-
+#            snowflake (and its -dbgsym) at the changelog's version, without
+#            a compiler warning; lintian reports no error and no warning (one
+#            tag accepted, with its reason below); the package holds exactly
+#            what make install installs, which is the library, the control
+#            file, every SQL script of src/sql and, the server having JIT, the
+#            bitcode, plus Debian's copyright and changelog.  The .debs go to
+#            WORKDIR/debs for the other steps.
+#   install  apt install ./postgresql-VERSION-snowflake_*.deb into a
+#            PostgreSQL that holds no snowflake file; the regression suite,
+#            preloaded and not, against the installed package (the package's
+#            own test, debian/tests/installcheck, run by autopkgtest); apt
+#            purge, after which nothing of the package is left and /usr and
+#            /etc are as before.
+#   upgrade  the previous release (below) built with this debian/ directory
+#            and installed; a cluster made the Debian way (pg_createcluster,
+#            conf.d/snowflake.conf) with it preloaded makes ids; apt install
+#            of this package over it, ids; the server restarted, ids; ALTER
+#            EXTENSION snowflake UPDATE to the control file's version, ids.
+#            Every batch of ids is above every id made before it.  Then the
+#            cluster is dropped and the package purged, leaving nothing.
+#
+# Where, and why there.  Each step runs in a fresh overlay (mount -t overlay)
+# of the package root of VERSION: a Debian root (12 for 15, 13 for 17,
+# unstable for 18) that holds the server, its headers and the packaging tools
+# and nothing else, built with debootstrap and cached under /var/tmp like the
+# test roots (sf_root_ensure VERSION LOG deb, test/lib/pgroot.sh).  No suite
+# ever runs make install in a package root, and every write of a step lands in
+# the overlay's upper layer, which is thrown away after it: each step starts
+# from a PostgreSQL that has never seen make install nor an earlier package
+# (and checks so before installing).  Not the machine's PostgreSQL 15 nor the
+# test roots of 17 and 18: run-version.sh make-installs into those while these
+# steps run beside it, and an overlay's lower layer must not change while it
+# is mounted.  The price is three more roots (about 1.5 GB each, a minute
+# each on the first run).
+#
+# The previous release is the last commit before the control file's
+# default_version became the current one (the last 1.4 commit while 1.5 is in
+# progress), or SNOWFLAKE_DEB_PREVIOUS (a commit).  Its source, from git, gets
+# this debian/ directory and a changelog entry at its own version.  Its
+# package is built once per major, commit, server version and debian/
+# directory, and cached in SNOWFLAKE_DEB_CACHE (default
+# /var/tmp/snowflake-deb-cache).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/../lib/pgroot.sh"
+
+V=${1:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
+WORK=${2:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
+STEP=${3:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
+CACHE=${SNOWFLAKE_DEB_CACHE:-/var/tmp/snowflake-deb-cache}
+PKG=postgresql-$V-snowflake
+R=$(sf_root_path "$V" deb)
+mkdir -p "$WORK"
+OV=$(readlink -f "$WORK")/overlay
+M=$OV/merged
+# The work directory inside the overlay, and the server's programs.
+IN=/var/tmp/snowflake-deb
+PGBIN=/usr/lib/postgresql/$V/bin
+
+fail() { echo "deb.sh $STEP, PostgreSQL $V: $*" >&2; exit 1; }
+inroot() { sf_root_run "$M" "$@"; }
+
+[ -f "$R/etc/snowflake-root" ] || fail "no package root at $R (sf_root_ensure $V LOG deb builds it)"
+
+# Leaves nothing running in the overlay (a server of a failed step), then
+# removes it.
+cleanup() {
+    local p pids=
+    if [ -d "$M/etc/postgresql/$V/main" ]; then
+        inroot pg_ctlcluster "$V" main stop -m immediate >/dev/null 2>&1 || true
+    fi
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$M" ] && pids="$pids ${p#/proc/}"
+    done
+    if [ -n "$pids" ]; then
+        echo "stopping what still runs in the overlay:$pids" >&2
+        # shellcheck disable=SC2086
+        kill -9 $pids 2>/dev/null || true
+        sleep 1
+    fi
+    sf_overlay_remove "$OV"
+}
+sf_overlay_mount "$R" "$OV" || fail "cannot mount an overlay of $R"
+trap cleanup EXIT
+mkdir -p "$M$IN"
+chmod 755 "$M$IN"
+
+# The version the tree is at: snowflake.control's, as x.y.0 for Debian.
+semver() { if [[ $1 =~ ^[0-9]+\.[0-9]+$ ]]; then echo "$1.0"; else echo "$1"; fi; }
+control_version() { sed -n "s/^default_version = '\([^']*\)'.*/\1/p"; }
+EXTVERSION=$(control_version <"$ROOT/snowflake.control")
+DEBVERSION=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -SVersion)
+
+# copy_tree DEST: the checkout's tracked and not-ignored files (no build
+# outputs) into the overlay.
+copy_tree() {
+    mkdir -p "$M$1"
+    (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard) |
+        rsync -a --from0 --files-from=- "$ROOT"/ "$M$1"/
+}
+
+# build_debs SRCDIR: dpkg-buildpackage in the overlay; the log in SRCDIR/../build.log.
+build_debs() {
+    local src=$1 log
+    log="$M$(dirname "$src")/build.log"
+    if ! inroot sh -c "cd '$src' && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b" >"$log" 2>&1; then
+        tail -n 40 "$log"
+        fail "dpkg-buildpackage failed in $src"
+    fi
+    # Compiler warnings (dpkg's own tools print theirs as "dpkg-...: warning:").
+    if grep -n 'warning:' "$log" | grep -v ':dpkg-[a-z]*: warning:'; then
+        fail "the package build is not warning-free"
+    fi
+}
+
+# Every file and directory under /usr and /etc of the overlay, and dpkg's
+# records, to compare before an install and after the purge.  The clusters'
+# configuration is left out (pg_dropcluster's job).
+tree_listing() {
+    inroot sh -c 'find /usr /etc /var/lib/dpkg/info -xdev ! -path "/etc/postgresql/*" | sort'
+}
+
+# No file of snowflake anywhere in the server's directories, nor a package.
+assert_clean() {
+    local left
+    left=$(inroot sh -c "find /usr/lib/postgresql /usr/share/postgresql /usr/share/doc -name '*snowflake*'")
+    [ -z "$left" ] || fail "snowflake files in the server's directories $1: $left"
+    # Status "?n": not installed, no configuration files left.
+    if inroot dpkg-query -W -f '${db:Status-Abbrev}\n' "$PKG" 2>/dev/null | grep -qv '^.n'; then
+        fail "dpkg has $PKG $1: $(inroot dpkg-query -W -f '${db:Status-Abbrev} ${Version}' "$PKG")"
+    fi
+}
+
+# apt_install DEB: apt install ./FILE from its directory, as a user would.
+apt_install() {
+    inroot sh -c "cd '$(dirname "$1")' && apt-get install -y -q --no-install-recommends './$(basename "$1")'"
+}
+
+installed_version() { inroot dpkg-query -W -f '${db:Status-Abbrev}${Version}' "$PKG"; }
+
+# purge_and_check BEFORE: apt purge, then nothing of the package is left:
+# dpkg forgot it, none of its files exists, and the listing equals BEFORE.
+purge_and_check() {
+    local before=$1 files
+    files=$(inroot dpkg-query -L "$PKG")
+    inroot apt-get purge -y -q "$PKG"
+    assert_clean "after apt purge"
+    while read -r f; do
+        if [ -n "$f" ] && [ ! -d "$M$f" ] && [ -e "$M$f" ]; then fail "$f is left after apt purge"; fi
+    done <<<"$files"
+    diff "$before" <(tree_listing) || fail "apt purge leaves /usr or /etc not as they were before the install"
+    echo "purged: no file of $PKG is left"
+}
+
+step_build() {
+    local debs deb stage want have pkgfiles
+    rm -rf "$WORK/debs"
+    copy_tree "$IN/src"
+    build_debs "$IN/src"
+    debs=$(cd "$M$IN" && ls -- *.deb)
+    echo "built: ${debs//$'\n'/ }"
+    local arch
+    arch=$(inroot dpkg --print-architecture)
+    [ "$debs" = "$(printf '%s\n' "${PKG}-dbgsym_${DEBVERSION}_$arch.deb" "${PKG}_${DEBVERSION}_$arch.deb" | sort)" ] ||
+        fail "dpkg-buildpackage built ${debs//$'\n'/ }, not ${PKG}_${DEBVERSION}_$arch.deb and its -dbgsym"
+
+    # lintian: no error, no warning.  One tag accepted: initial-upload-closes-
+    # no-bugs, Debian's rule that a new package's first upload closes its ITP
+    # ("intent to package") bug.  This package is not in Debian and has no
+    # such bug, and lintian's own description says the warning can be ignored
+    # for a package not intended for Debian.  Informational tags are printed.
+    inroot sh -c "cd '$IN' && lintian --fail-on error,warning --info --display-level '>=info' \
+        --suppress-tags initial-upload-closes-no-bugs ./*.changes" ||
+        fail "lintian reports an error or a warning"
+    echo "lintian: no error, no warning"
+
+    # The package's files against make install's, and both against the tree.
+    deb="$M$IN/${PKG}_${DEBVERSION}_$arch.deb"
+    stage=$IN/make-install
+    copy_tree "$stage/src"
+    inroot make -C "$stage/src" -s -j2 PG_CONFIG="$PGBIN/pg_config" >/dev/null
+    inroot make -C "$stage/src" -s install DESTDIR="$stage/root" PG_CONFIG="$PGBIN/pg_config" >/dev/null
+    have=$(cd "$M$stage/root" && find . ! -type d | sed 's|^\./|/|' | sort)
+    local lib share
+    lib=$(inroot "$PGBIN/pg_config" --pkglibdir)
+    share=$(inroot "$PGBIN/pg_config" --sharedir)
+    want=$({
+        echo "$lib/snowflake.so"
+        echo "$share/extension/snowflake.control"
+        for f in "$ROOT"/src/sql/snowflake--*.sql; do echo "$share/extension/$(basename "$f")"; done
+        if inroot "$PGBIN/pg_config" --configure | grep -q -- --with-llvm; then
+            echo "$lib/bitcode/snowflake.index.bc"
+            (cd "$ROOT" && git ls-files 'src/*.cpp') | sed "s|^\(.*\)\.cpp$|$lib/bitcode/snowflake/\1.bc|"
+        fi
+    } | sort)
+    diff <(echo "$want") <(echo "$have") ||
+        fail "make install (right) does not install what the tree holds (left)"
+    pkgfiles=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort)
+    diff <({ echo "$have"; echo "/usr/share/doc/$PKG/changelog.Debian.gz"; echo "/usr/share/doc/$PKG/copyright"; } | sort) \
+        <(echo "$pkgfiles") ||
+        fail "the package (right) does not hold exactly what make install installs (left), with Debian's copyright and changelog"
+    echo "contents: the package holds what make install installs ($(echo "$have" | wc -l) files) and Debian's copyright and changelog"
+
+    mkdir -p "$WORK/debs"
+    cp "$M$IN"/*.deb "$M$IN"/*.changes "$WORK/debs/"
+}
+
+current_deb() {
+    local deb
+    deb=$(ls "$WORK"/debs/"${PKG}"_*.deb 2>/dev/null) || fail "no package in $WORK/debs: run the build step first"
+    echo "$deb"
+}
+
+step_install() {
+    local deb before
+    deb=$(current_deb)
+    assert_clean "before the install"
+    mkdir -p "$M$IN/debs"
+    cp "$deb" "$M$IN/debs/"
+    chmod -R a+rX "$M$IN"
+    before=$WORK/before-install.list
+    tree_listing >"$before"
+    apt_install "$IN/debs/$(basename "$deb")"
+    [ "$(installed_version)" = "ii $DEBVERSION" ] || fail "$PKG is not installed at $DEBVERSION: $(installed_version)"
+    echo "installed: $PKG $DEBVERSION"
+    # The package's own test, run by autopkgtest against the installed package
+    # (-B: nothing built), its dependencies (debian/tests/control) listed for
+    # the majors at hand as a package build would list them.
+    copy_tree "$IN/src"
+    inroot sh -c "cd '$IN/src' && PG_SUPPORTED_VERSIONS=installed pg_buildext updatecontrol" >/dev/null
+    # (No Python bytecode caches: the listing after the purge must equal the one before.)
+    inroot env PYTHONDONTWRITEBYTECODE=1 autopkgtest -B "$IN/src" -- null || fail "the regression suite fails against the package (autopkgtest)"
+    echo "the regression suite passes against the installed package"
+    purge_and_check "$before"
+}
+
+# The commit of the previous release and its package, built once and cached.
+previous_commit() {
+    if [ -n "${SNOWFLAKE_DEB_PREVIOUS:-}" ]; then
+        git -C "$ROOT" rev-parse --verify "$SNOWFLAKE_DEB_PREVIOUS^{commit}"
+        return
+    fi
+    local first
+    first=$(git -C "$ROOT" log --reverse --format=%H -S"default_version = '$EXTVERSION'" -- snowflake.control | head -n 1)
+    [ -n "$first" ] || fail "no commit sets default_version '$EXTVERSION' (a clone with its history is needed)"
+    git -C "$ROOT" rev-parse --verify "$first^" 2>/dev/null ||
+        fail "the commit before $first is not in this clone (a shallow clone?): set SNOWFLAKE_DEB_PREVIOUS"
+}
+
+previous_deb() {
+    local commit=$1 prev key dir src server
+    prev=$(semver "$(git -C "$ROOT" show "$commit:snowflake.control" | control_version)")
+    server=$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Version}' "postgresql-$V")
+    key=$( { echo "$commit $V $server"; cd "$ROOT" && find debian -type f ! -name changelog | sort | xargs sha256sum; } |
+        sha256sum | cut -c1-16)
+    dir=$CACHE/pg$V/$key
+    if ! ls "$dir/${PKG}_$prev-1_"*.deb >/dev/null 2>&1; then
+        echo "building $PKG $prev-1 from $(git -C "$ROOT" rev-parse --short "$commit") (cached in $dir)" >&2
+        src=$IN/previous/src
+        mkdir -p "$M$src"
+        git -C "$ROOT" archive "$commit" | tar -x -C "$M$src"
+        rm -rf "$M$src/debian"
+        cp -r "$ROOT/debian" "$M$src/debian"
+        cat >"$M$src/debian/changelog" <<EOF
+pg-snowflake ($prev-1) unstable; urgency=medium
+
+  * Release $prev, packaged with the Debian packaging of a later release, for
+    the package tests to upgrade from.
+
+ -- $(dpkg-parsechangelog -l "$ROOT/debian/changelog" -SMaintainer)  $(date -R)
+EOF
+        build_debs "$src" >&2
+        rm -rf "$CACHE/pg$V"
+        mkdir -p "$dir.new"
+        cp "$M$src"/../*.deb "$dir.new/"
+        mv "$dir.new" "$dir"
+    fi
+    ls "$dir/${PKG}_$prev-1_"*.deb
+}
+
+step_upgrade() {
+    local cur prev_deb commit prev port=5432 before
+    cur=$(current_deb)
+    commit=$(previous_commit)
+    prev_deb=$(previous_deb "$commit")
+    local prev_ver
+    prev_ver=$(dpkg-deb -f "$prev_deb" Version)
+    dpkg --compare-versions "$prev_ver" lt "$DEBVERSION" || fail "the previous package $prev_ver is not older than $DEBVERSION"
+    local prev_ext
+    prev_ext=$(git -C "$ROOT" show "$commit:snowflake.control" | control_version)
+    echo "upgrading from $PKG $prev_ver (extension $prev_ext, commit $(git -C "$ROOT" rev-parse --short "$commit")) to $DEBVERSION (extension $EXTVERSION)"
+
+    assert_clean "before the install"
+    mkdir -p "$M$IN/previous-debs" "$M$IN/debs"
+    cp "$prev_deb" "$M$IN/previous-debs/"
+    cp "$cur" "$M$IN/debs/"
+    chmod -R a+rX "$M$IN"
+    before=$WORK/before-upgrade.list
+    tree_listing >"$before"
+    apt_install "$IN/previous-debs/$(basename "$prev_deb")"
+    [ "$(installed_version)" = "ii $prev_ver" ] || fail "$PKG $prev_ver is not installed: $(installed_version)"
+
+    # A cluster as Debian makes one, the library preloaded through conf.d.
+    inroot pg_createcluster "$V" main -p "$port" -- --no-sync >/dev/null
+    printf "shared_preload_libraries = 'snowflake'\nsnowflake.worker_id = 7\n" \
+        >"$M/etc/postgresql/$V/main/conf.d/snowflake.conf"
+    # Sockets only, in the overlay's own /run/postgresql: nothing on the network.
+    echo "listen_addresses = ''" >"$M/etc/postgresql/$V/main/conf.d/test-sockets-only.conf"
+    inroot pg_ctlcluster "$V" main start
+    q() { inroot runuser -u postgres -- "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -p "$port" -d postgres -c "$1"; }
+    ids() { q "INSERT INTO ids (batch, ext) SELECT $1, extversion FROM pg_extension, generate_series(1, 1000) WHERE extname = 'snowflake'"; }
+    q "CREATE EXTENSION snowflake"
+    [ "$(q "SELECT extversion FROM pg_extension WHERE extname = 'snowflake'")" = "$prev_ext" ] ||
+        fail "CREATE EXTENSION did not make version $prev_ext"
+    q "CREATE TABLE ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), batch int NOT NULL, ext text NOT NULL)"
+    ids 1
+
+    apt_install "$IN/debs/$(basename "$cur")"
+    [ "$(installed_version)" = "ii $DEBVERSION" ] || fail "$PKG was not upgraded to $DEBVERSION: $(installed_version)"
+    echo "package upgraded: $prev_ver -> $DEBVERSION"
+    ids 2    # the old library still runs: the server has not restarted
+    inroot pg_ctlcluster "$V" main restart
+    ids 3    # the new library, the extension's objects still at $prev_ext
+    q "ALTER EXTENSION snowflake UPDATE"
+    [ "$(q "SELECT extversion FROM pg_extension WHERE extname = 'snowflake'")" = "$EXTVERSION" ] ||
+        fail "ALTER EXTENSION snowflake UPDATE did not reach $EXTVERSION"
+    echo "ALTER EXTENSION snowflake UPDATE: $prev_ext -> $EXTVERSION"
+    ids 4
+
+    # Each batch above every id made before it, and all of them there.
+    q "SELECT batch, ext, count(*), min(id), max(id) FROM ids GROUP BY batch, ext ORDER BY batch" |
+        sed 's/^/  batch|extension|ids|min|max: /'
+    [ "$(q "SELECT count(DISTINCT id) || ' ' || count(DISTINCT batch) FROM ids")" = "4000 4" ] ||
+        fail "not 4000 distinct ids in 4 batches"
+    [ "$(q "SELECT count(*) FROM (SELECT min(id) AS lo, max(max(id)) OVER (ORDER BY batch ROWS BETWEEN
+            UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM ids GROUP BY batch) b WHERE lo <= before")" = 0 ] ||
+        fail "a batch has an id not above every id of the batches before it"
+    echo "ids increase across the package upgrade, the restart and the extension update"
+
+    inroot pg_ctlcluster "$V" main stop
+    inroot pg_dropcluster "$V" main
+    purge_and_check "$before"
+}
+
+case $STEP in
+    build) step_build ;;
+    install) step_install ;;
+    upgrade) step_upgrade ;;
+    *) fail "unknown step (build, install or upgrade)" ;;
+esac
