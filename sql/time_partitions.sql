@@ -113,6 +113,10 @@ SELECT snowflake_create_partitions('tpart_days', '2026-01-01+00', '2026-02-01+00
 SELECT snowflake_create_partitions('tpart_days', '2026-01-01+00', '2030-01-01+00', '1 hour');
 SELECT snowflake_create_partitions('tpart_days', '2026-03-29 12:00:00+00', '2026-04-02 00:00:00+00', '1 day');
 SELECT snowflake_create_partitions('tpart_edges', '2010-10-01+00', '2010-11-01+00', '1 month');
+-- A step shorter than a millisecond puts a partition within one millisecond,
+-- which holds no id (ids carry whole milliseconds).
+SELECT snowflake_create_partitions('tpart_steps', '2026-01-01 00:00:00.0001+00', '2026-01-01 00:00:00.0009+00',
+                                   '0.2 ms');
 SELECT snowflake_create_partitions('tpart_edges', '2080-08-01+00', '2080-09-01+00', '1 month');
 SELECT snowflake_create_partitions('tpart_days', '2026-11-01 00:00:00-09', '2026-11-01 04:00:00-10', '1 hour',
                                    time_zone => 'America/Adak');
