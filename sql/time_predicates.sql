@@ -241,6 +241,34 @@ EXPLAIN (COSTS OFF) EXECUTE tp_parted_within('[2026-02-10, 2026-02-11)');
 EXECUTE tp_parted_within('[2026-02-10, 2026-02-11)');
 RESET plan_cache_mode;
 DEALLOCATE tp_parted_within;
+-- Two levels: February is itself partitioned (by hash of the id, which no
+-- window can prune); the other months are plain partitions.
+CREATE TABLE tp_multi (id bigint NOT NULL, note text) PARTITION BY RANGE (id);
+CREATE TABLE tp_multi_01 PARTITION OF tp_multi
+    FOR VALUES FROM (snowflake_min_id('2026-01-01')) TO (snowflake_min_id('2026-02-01'));
+CREATE TABLE tp_multi_02 PARTITION OF tp_multi
+    FOR VALUES FROM (snowflake_min_id('2026-02-01')) TO (snowflake_min_id('2026-03-01'))
+    PARTITION BY HASH (id);
+CREATE TABLE tp_multi_02_a PARTITION OF tp_multi_02 FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE tp_multi_02_b PARTITION OF tp_multi_02 FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE tp_multi_03 PARTITION OF tp_multi
+    FOR VALUES FROM (snowflake_min_id('2026-03-01')) TO (snowflake_min_id('2026-04-01'));
+CREATE INDEX ON tp_multi (id);
+INSERT INTO tp_multi SELECT * FROM tp_orders;
+ANALYZE tp_multi;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_multi
+WHERE snowflake_timestamp(id) >= '2026-02-10' AND snowflake_timestamp(id) < '2026-02-11';
+SELECT count(*) FROM tp_multi
+WHERE snowflake_timestamp(id) >= '2026-02-10' AND snowflake_timestamp(id) < '2026-02-11';
+PREPARE tp_multi_window(timestamptz, timestamptz) AS
+SELECT count(*) FROM tp_multi WHERE snowflake_timestamp(id) >= $1 AND snowflake_timestamp(id) < $2;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE tp_multi_window('2026-01-10', '2026-01-11');
+EXECUTE tp_multi_window('2026-01-10', '2026-01-11');
+RESET plan_cache_mode;
+DEALLOCATE tp_multi_window;
+DROP TABLE tp_multi;
 -- A window of no id at all (before the epoch): no partition.
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM tp_parted WHERE snowflake_timestamp(id) < '2001-01-01';

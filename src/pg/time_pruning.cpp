@@ -7,10 +7,10 @@
 // When the planner builds a partition's RelOptInfo (get_relation_info_hook),
 // the bounds of its parent's conditions that are constants (a constant
 // window: computed from the server's layout, fixed while the server runs)
-// are tested against the partition's constraint, as constraint exclusion
-// does; a partition that holds no id within them is marked empty before any
-// path is made for it, so the plan leaves it out and its rows leave the
-// parent's estimate, as PostgreSQL's own pruning does.
+// go through PostgreSQL's own plan-time pruning of the parent; a partition
+// it would not keep is marked empty before any path is made for it, so the
+// plan leaves it out and its rows leave the parent's estimate, as
+// PostgreSQL's pruning by the partition key does.
 //
 // Bounds that are not constants when planning (relative to now(), in the
 // session's time zone, a parameter of a generic plan, a value of an outer
@@ -33,8 +33,7 @@ extern "C" {
 #include "optimizer/paths.h"
 #include "optimizer/plancat.h"
 #include "partitioning/partdesc.h"
-#include "rewrite/rewriteManip.h"
-#include "utils/partcache.h"
+#include "partitioning/partprune.h"
 #include "utils/rel.h"
 }
 
@@ -45,9 +44,10 @@ namespace {
 get_relation_info_hook_type prev_get_relation_info = nullptr;
 create_upper_paths_hook_type prev_create_upper_paths = nullptr;
 
-// The bounds of rel's conditions, as clauses: the constant ones or the
-// others.
-List *bound_clauses(PlannerInfo *root, RelOptInfo *rel, bool constant, bool *none) {
+// The bounds of rel's conditions, as clauses: the constant ones (a NULL
+// one: no id satisfies the condition, which pruning takes as a
+// contradiction) or the others.
+List *bound_clauses(PlannerInfo *root, RelOptInfo *rel, bool constant) {
     List *result = NIL;
     ListCell *lc;
     foreach (lc, rel->baserestrictinfo) {
@@ -60,8 +60,6 @@ List *bound_clauses(PlannerInfo *root, RelOptInfo *rel, bool constant, bool *non
             const IdBound &bound = *static_cast<IdBound *>(lfirst(b));
             if (IsA(bound.value, Const) != constant)
                 continue;
-            if (constant && reinterpret_cast<Const *>(bound.value)->constisnull)
-                *none = true;
             result = lappend(result, bound_clause(bound));
         }
     }
@@ -70,18 +68,34 @@ List *bound_clauses(PlannerInfo *root, RelOptInfo *rel, bool constant, bool *non
 
 // ---------------------------------------------------- when planning
 
-// The partition constraint of partition `oid`, with rel's Vars, as
-// PostgreSQL's constraint exclusion reads it.
-List *partition_constraint(Oid oid, RelOptInfo *rel) {
-    Relation r = table_open(oid, NoLock);  // locked by the planner already
-    List *qual = RelationGetPartitionQual(r);
+// The index of partition `oid` in its parent's partition descriptor (the
+// one the planner expands it from), or -1.
+int partition_index(PlannerInfo *root, RelOptInfo *parent, Oid oid) {
+    if (root->glob->partition_directory == nullptr)
+        return -1;
+    // The parent was opened and locked by the planner already.
+    Relation r = table_open(root->simple_rte_array[parent->relid]->relid, NoLock);
+    PartitionDesc desc = PartitionDirectoryLookup(root->glob->partition_directory, r);
     table_close(r, NoLock);
-    if (qual == NIL)
-        return NIL;
-    qual = reinterpret_cast<List *>(expression_planner(reinterpret_cast<Expr *>(qual)));
-    if (rel->relid != 1)
-        ChangeVarNodes(reinterpret_cast<Node *>(qual), 1, static_cast<int>(rel->relid), 0);
-    return qual;
+    for (int i = 0; i < desc->nparts; i++)
+        if (desc->oids[i] == oid)
+            return i;
+    return -1;
+}
+
+// The partitions of `parent` that PostgreSQL's own pruning keeps for
+// conditions `bounds`: the same code, with the parent's conditions replaced
+// by the bounds for the call.
+Bitmapset *partitions_within(PlannerInfo *root, RelOptInfo *parent, List *bounds) {
+    List *rinfos = NIL;
+    ListCell *lc;
+    foreach (lc, bounds)
+        rinfos = lappend(rinfos, make_simple_restrictinfo(root, static_cast<Expr *>(lfirst(lc))));
+    List *conditions = parent->baserestrictinfo;
+    parent->baserestrictinfo = rinfos;
+    Bitmapset *live = prune_append_rel_partitions(parent);
+    parent->baserestrictinfo = conditions;
+    return live;
 }
 
 void prune_partition(PlannerInfo *root, Oid oid, RelOptInfo *rel) {
@@ -91,21 +105,15 @@ void prune_partition(PlannerInfo *root, Oid oid, RelOptInfo *rel) {
     if (appinfo == nullptr)
         return;
     RelOptInfo *parent = root->simple_rel_array[appinfo->parent_relid];
-    if (parent == nullptr || parent->part_scheme == nullptr || parent->baserestrictinfo == NIL ||
-        !time_catalog().ready)
+    if (parent == nullptr || parent->part_scheme == nullptr || parent->nparts <= 0 ||
+        parent->baserestrictinfo == NIL || !time_catalog().ready)
         return;
-    bool none = false;
-    List *bounds = bound_clauses(root, parent, true, &none);
+    List *bounds = bound_clauses(root, parent, true);
     if (bounds == NIL)
         return;
-    // A time no id has: no row satisfies the condition, in any partition.
-    if (!none) {
-        bounds = reinterpret_cast<List *>(
-            adjust_appendrel_attrs(root, reinterpret_cast<Node *>(bounds), 1, &appinfo));
-        List *constraint = partition_constraint(oid, rel);
-        if (constraint == NIL || !predicate_refuted_by(constraint, bounds, false))
-            return;
-    }
+    const int index = partition_index(root, parent, oid);
+    if (index < 0 || bms_is_member(index, partitions_within(root, parent, bounds)))
+        return;
     mark_dummy_rel(rel);
 }
 
@@ -127,8 +135,7 @@ void add_pruning_bounds(PlannerInfo *root) {
             IS_DUMMY_REL(rel) ||
             (rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
             continue;
-        bool none = false;
-        List *bounds = bound_clauses(root, rel, false, &none);
+        List *bounds = bound_clauses(root, rel, false);
         if (bounds == NIL)
             continue;
         // For pruning only: neither evaluated on a row nor estimated.
