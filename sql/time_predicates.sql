@@ -269,6 +269,20 @@ EXECUTE tp_multi_window('2026-01-10', '2026-01-11');
 RESET plan_cache_mode;
 DEALLOCATE tp_multi_window;
 DROP TABLE tp_multi;
+-- DELETE and UPDATE prune the same way (the pruning line of the DELETE's
+-- plan: PostgreSQL 18 no longer lists the pruned partitions' targets).
+CREATE FUNCTION tp_explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || query;
+END $$;
+BEGIN;
+SELECT trim(line) AS pruning
+FROM tp_explain($$DELETE FROM tp_parted WHERE snowflake_timestamp(id) < now() - interval '100 years'$$) line
+WHERE line ~ 'Subplans Removed';
+EXPLAIN (COSTS OFF)
+UPDATE tp_parted SET note = note WHERE snowflake_timestamp(id) >= '2026-02-10' AND snowflake_timestamp(id) < '2026-02-10 00:01';
+ROLLBACK;
+DROP FUNCTION tp_explain(text);
 -- A window of no id at all (before the epoch): no partition.
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM tp_parted WHERE snowflake_timestamp(id) < '2001-01-01';

@@ -225,7 +225,8 @@ bool comparison_bounds(PlannerInfo *root, const TimeCatalog &cat, OpExpr *op, In
         *out = lappend(*out, new_bound(call.id, false,
                                        bound_value(cat, call, TimeCmp::AtOrBefore, x, fold)));
     } else {
-        *out = lappend(*out, new_bound(call.id, is_lower(cmp), bound_value(cat, call, cmp, x, fold)));
+        *out = lappend(*out,
+                       new_bound(call.id, is_lower(cmp), bound_value(cat, call, cmp, x, fold)));
     }
     return true;
 }
@@ -258,7 +259,8 @@ bool made_within_bounds(PlannerInfo *root, const TimeCatalog &cat, Expr *clause,
         const Const *c = reinterpret_cast<Const *>(r);
         int64 l = 0, h = 0;
         bool upper_inclusive;
-        const bool some = !c->constisnull && range_ids(*layout, c->constvalue, &l, &h, &upper_inclusive);
+        const bool some =
+            !c->constisnull && range_ids(*layout, c->constvalue, &l, &h, &upper_inclusive);
         lo = reinterpret_cast<Expr *>(int8_const(l, !some));
         hi = reinterpret_cast<Expr *>(int8_const(h, !some));
     } else {

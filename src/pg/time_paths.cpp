@@ -77,9 +77,10 @@ List *restriction_bounds(PlannerInfo *root, RelOptInfo *rel) {
             !implied_bounds(root, ri->clause, rel->relid, true, &bounds))
             continue;
         ListCell *b;
-        foreach (b, bounds)
-            result = lappend(result, implied_restrictinfo(
-                                         root, bound_clause(*static_cast<IdBound *>(lfirst(b))), ri));
+        foreach (b, bounds) {
+            Expr *clause = bound_clause(*static_cast<IdBound *>(lfirst(b)));
+            result = lappend(result, implied_restrictinfo(root, clause, ri));
+        }
     }
     return result;
 }
@@ -199,9 +200,10 @@ void add_join_index_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *inde
     List *clauses = index_clauses(rel, index, list_concat_copy(group.bounds, restriction));
     bool parameterized = false;
     ListCell *lc;
-    foreach (lc, clauses)
-        parameterized = parameterized ||
-                        list_member_ptr(group.bounds, static_cast<IndexClause *>(lfirst(lc))->rinfo);
+    foreach (lc, clauses) {
+        RestrictInfo *ri = static_cast<IndexClause *>(lfirst(lc))->rinfo;
+        parameterized = parameterized || list_member_ptr(group.bounds, ri);
+    }
     if (!parameterized)
         return;
     const double loops = loop_count(root, group.outer);
@@ -241,9 +243,8 @@ void add_join_paths(PlannerInfo *root, RelOptInfo *rel, List *restriction) {
         while (g < ngroups && !bms_equal(groups[g].outer, outer))
             g++;
         if (g == ngroups) {
-            groups = static_cast<JoinGroup *>(ngroups == 0
-                                                  ? palloc(sizeof(JoinGroup))
-                                                  : repalloc(groups, (ngroups + 1) * sizeof(JoinGroup)));
+            const size_t size = (ngroups + 1) * sizeof(JoinGroup);
+            groups = static_cast<JoinGroup *>(ngroups == 0 ? palloc(size) : repalloc(groups, size));
             groups[g] = JoinGroup{outer, NIL, NIL};
             ngroups++;
         }

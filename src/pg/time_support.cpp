@@ -155,8 +155,8 @@ List *index_made_within(SupportRequestIndexCondition *req) {
     const Oid le = get_opfamily_member(req->opfamily, INT8OID, INT8OID, BTLessEqualStrategyNumber);
     const Oid lt = get_opfamily_member(req->opfamily, INT8OID, INT8OID, BTLessStrategyNumber);
     if (!OidIsValid(ge) || !OidIsValid(le) || ge != int8_operator(BTGreaterEqualStrategyNumber) ||
-        le != int8_operator(BTLessEqualStrategyNumber) || lt != int8_operator(BTLessStrategyNumber) ||
-        exprType(r) != TSTZRANGEOID)
+        le != int8_operator(BTLessEqualStrategyNumber) ||
+        lt != int8_operator(BTLessStrategyNumber) || exprType(r) != TSTZRANGEOID)
         return NIL;
     Node *lo, *hi;
     if (IsA(r, Const)) {
@@ -181,12 +181,13 @@ List *index_made_within(SupportRequestIndexCondition *req) {
         if (h == PG_INT64_MAX)
             return list_of(compare(BTGreaterEqualStrategyNumber, x,
                                    reinterpret_cast<Expr *>(int8_const(l, false))));
-        return list_of(
-            compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(l, false))),
-            upper_inclusive ? compare(BTLessEqualStrategyNumber, x,
-                                      reinterpret_cast<Expr *>(int8_const(h, false)))
-                            : compare(BTLessStrategyNumber, x,
-                                      reinterpret_cast<Expr *>(int8_const(h + 1, false))));
+        Expr *lower = compare(BTGreaterEqualStrategyNumber, x,
+                              reinterpret_cast<Expr *>(int8_const(l, false)));
+        Expr *upper = upper_inclusive ? compare(BTLessEqualStrategyNumber, x,
+                                                reinterpret_cast<Expr *>(int8_const(h, false)))
+                                      : compare(BTLessStrategyNumber, x,
+                                                reinterpret_cast<Expr *>(int8_const(h + 1, false)));
+        return list_of(lower, upper);
     }
     const Oid min_fn =
         sibling_function(req->funcid, "snowflake_min_id_within", TSTZRANGEOID, TimeFn::MinWithin);
@@ -237,7 +238,8 @@ SNOWFLAKE_ENTRY(snowflake_time_support) {
     if (IsA(raw, SupportRequestSimplify)) {
         auto *req = reinterpret_cast<SupportRequestSimplify *>(raw);
         const sfpg::TimeFn fn = sfpg::time_fn(req->fcall->funcid);
-        if (sfpg::guc_time_predicates && fn != sfpg::TimeFn::Other && fn != sfpg::TimeFn::MadeWithin)
+        if (sfpg::guc_time_predicates && fn != sfpg::TimeFn::Other &&
+            fn != sfpg::TimeFn::MadeWithin)
             result = sfpg::fold_bound(fn, req->fcall);
     } else if (IsA(raw, SupportRequestIndexCondition)) {
         auto *req = reinterpret_cast<SupportRequestIndexCondition *>(raw);
