@@ -96,8 +96,9 @@ FROM ids.snowflake_registry ORDER BY 1, 2;
 
 -- Time predicates with the extension in schema ids and the caller's
 -- search_path without it: the operator is written OPERATOR(ids.<@), the
--- natural form ids.snowflake_timestamp(id); both become id bounds, compared
--- with pg_catalog's operators whatever is planted before them.
+-- natural form ids.snowflake_timestamp(id); both are answered from id
+-- bounds, compared with pg_catalog's operators whatever is planted before
+-- them.
 SET max_parallel_workers_per_gather = 0;
 SET TimeZone = 'UTC';
 CREATE TABLE public.sch_orders (id bigint PRIMARY KEY);

@@ -24,10 +24,10 @@ WHERE a.attrelid = 'np_orders'::regclass;
 SELECT count(*) AS rows, max(id) AS max_id FROM np_orders;
 
 -- Time predicates without preloading.  The operator's support function is
--- part of the catalog: it works in any session.  The planner hook is
+-- part of the catalog: it works in any session.  The planner hooks are
 -- installed when a session loads the library, at its first call of a
--- snowflake function: statements planned from then on are rewritten, the
--- ones before are planned as written (same results, no index).
+-- snowflake function: statements planned from then on are offered the id's
+-- index, the ones before are planned without it (same results).
 CREATE TABLE np_events (id bigint PRIMARY KEY);
 INSERT INTO np_events
 SELECT snowflake_min_id(timestamptz '2026-01-01+00' + g * interval '1 min') FROM generate_series(0, 9999) g;

@@ -113,6 +113,10 @@ SELECT snowflake_create_partitions('tpart_days', '2026-01-01+00', '2026-02-01+00
 SELECT snowflake_create_partitions('tpart_days', '2026-01-01+00', '2030-01-01+00', '1 hour');
 SELECT snowflake_create_partitions('tpart_days', '2026-03-29 12:00:00+00', '2026-04-02 00:00:00+00', '1 day');
 SELECT snowflake_create_partitions('tpart_edges', '2010-10-01+00', '2010-11-01+00', '1 month');
+-- A step shorter than a millisecond puts a partition within one millisecond,
+-- which holds no id (ids carry whole milliseconds).
+SELECT snowflake_create_partitions('tpart_steps', '2026-01-01 00:00:00.0001+00', '2026-01-01 00:00:00.0009+00',
+                                   '0.2 ms');
 SELECT snowflake_create_partitions('tpart_edges', '2080-08-01+00', '2080-09-01+00', '1 month');
 SELECT snowflake_create_partitions('tpart_days', '2026-11-01 00:00:00-09', '2026-11-01 04:00:00-10', '1 hour',
                                    time_zone => 'America/Adak');
@@ -147,6 +151,18 @@ SELECT snowflake_drop_partitions('tpart_events', 'infinity');
 SELECT snowflake_drop_partitions('tpart_plain', '2026-01-01+00');
 SELECT snowflake_drop_partitions('tpart_events', NULL);
 SHOW TimeZone;
+-- A row past the last partition lands in the DEFAULT partition; the
+-- partition of its month can then not be created until it is moved out.
+INSERT INTO tpart_events VALUES (snowflake_min_id('2027-03-15 00:00:00+00'), 'ahead');
+SELECT tableoid::regclass AS partition FROM tpart_events WHERE kind = 'ahead';
+SELECT * FROM snowflake_create_partitions('tpart_events', '2027-03-01 00:00:00+00', '2027-04-01 00:00:00+00', '1 month');
+BEGIN;
+CREATE TEMP TABLE tpart_moved ON COMMIT DROP AS
+WITH moved AS (DELETE FROM tpart_events_default WHERE kind = 'ahead' RETURNING *) SELECT * FROM moved;
+SELECT count(*) FROM snowflake_create_partitions('tpart_events', '2027-03-01 00:00:00+00', '2027-04-01 00:00:00+00', '1 month');
+INSERT INTO tpart_events SELECT * FROM tpart_moved;
+COMMIT;
+SELECT tableoid::regclass AS partition FROM tpart_events WHERE kind = 'ahead';
 
 -- ------------------------------------------------ pruning by time
 -- Bounds from whole milliseconds: a time window touches only its partitions.

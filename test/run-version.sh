@@ -82,6 +82,9 @@ if [ "$V" = 15 ]; then
 fi
 run_suite regress-preloaded as_postgres make -C "$SRC" installcheck
 run_suite regress-not-preloaded as_postgres make -C "$SRC" installcheck-nopreload
+# Queries without snowflake functions: the same plans and rows with and
+# without the library (issue 24).
+run_suite planner-diff bash "$SRC/test/scripts/planner_diff.sh" "$WORK/planner-diff"
 run_suite client-build as_postgres make -C "$SRC/test/client"
 run_suite concurrency-2-databases bash "$SRC/test/scripts/concurrency.sh" "$WORK/concurrency"
 if [ "$V" = 15 ]; then

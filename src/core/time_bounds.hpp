@@ -9,8 +9,9 @@
 // it falls in and whether it lies strictly inside it.
 //
 // These bounds are what lets a time condition use an index on the id: the
-// planner turns "ts(id) >= t" into "id >= first_id(...)", and the two are
-// equivalent for every non-negative id, so the rewrite never changes a result.
+// planner is offered "id >= first_id(...)" beside "ts(id) >= t", and the two
+// are equivalent for every non-negative id, so the index skips no row the
+// condition holds for.
 #pragma once
 
 #ifdef POSTGRES_H

@@ -97,7 +97,8 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     v[kDurableMark] = mark < 0 ? Datum(0) : sfpg::unix_ms_to_timestamptz(mark + l.epoch_ms);
     nulls[kDurableMark] = mark < 0;
     v[kDurableWrites] = Int64GetDatum(static_cast<int64>(durable_writes));
-    v[kLifetimeEnd] = sfpg::unix_ms_to_timestamptz(l.lifetime_end_unix_ms());
+    // infinity for a layout whose lifetime runs past timestamptz's range.
+    v[kLifetimeEnd] = sfpg::unix_ms_to_timestamptz_or_infinity(l.lifetime_end_unix_ms());
     v[kIdentitySource] = CStringGetTextDatum(sfpg::identity_source_name(id));
     // An installation still at an older extension version declares fewer
     // columns: fill those it has.

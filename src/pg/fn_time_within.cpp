@@ -1,5 +1,5 @@
 // Ids made within a time, for time conditions: the "made within" operator
-// (id <@ tstzrange) and the id bounds the planner writes for time
+// (id <@ tstzrange) and the id bounds the planner derives from time
 // predicates, which users may call too.
 //
 //   snowflake_min_id_since(ts)   smallest id made at ts or later
@@ -119,7 +119,7 @@ SNOWFLAKE_ENTRY(snowflake_max_id_within) {
 
 // id <@ r.  A negative id was not made at any time: false (not an ERROR as
 // in snowflake_timestamp), so that the operator gives the same answer
-// whether the planner turned it into id bounds or not.
+// whether an index answers it from id bounds or it is evaluated on the row.
 SNOWFLAKE_ENTRY(snowflake_made_within) {
     const int64 id = PG_GETARG_INT64(0);
     int64 lo, hi;

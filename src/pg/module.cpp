@@ -27,7 +27,7 @@ static void init_module() {
     // Time predicates need no shared memory: on in every backend that loads
     // the library (see time_predicates.hpp).
     sfpg::define_time_predicates_setting();
-    sfpg::install_planner_hook();
+    sfpg::install_planner_hooks();
     sfpg::define_settings(preloading);
     if (!preloading) {
         // pg_upgrade LOADs every library of the old cluster into the new one.

@@ -33,6 +33,19 @@ Datum unix_ms_to_timestamptz(int64 unix_ms) {
     return TimestampTzGetDatum(us);
 }
 
+Datum unix_ms_to_timestamptz_or_infinity(int64 unix_ms) {
+    int64 us;
+    TimestampTz t;
+    if (pg_mul_s64_overflow(unix_ms - kPgEpochUnixMs, 1000, &us) || !IS_VALID_TIMESTAMP(us)) {
+        if (unix_ms > 0)
+            TIMESTAMP_NOEND(t);
+        else
+            TIMESTAMP_NOBEGIN(t);
+        return TimestampTzGetDatum(t);
+    }
+    return TimestampTzGetDatum(us);
+}
+
 Datum id_parts_record(FunctionCallInfo fcinfo, const snowflake::IdParts &p) {
     TupleDesc tupdesc;
     if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)

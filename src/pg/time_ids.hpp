@@ -1,6 +1,6 @@
 // Times and time ranges as id bounds, for PostgreSQL values: the shared part
 // of the time functions (fn_time_within.cpp), the planner support function
-// (time_support.cpp) and the planner hook (time_predicates.cpp).
+// (time_support.cpp) and the planner hooks (time_conditions.cpp).
 #pragma once
 
 #include "../core/layout.hpp"

@@ -1,24 +1,27 @@
-// The planner hook that lets time predicates on snowflake_timestamp(id) use
-// the id's index and prune partitions (time_predicates.cpp).
+// Time predicates on snowflake_timestamp(id) and id <@ tstzrange use the
+// id's index and prune partitions: the planner-side code of the extension
+// (time_predicates.cpp), and its switch, snowflake.time_predicates.
 //
 // Installed in _PG_init whether or not the library is preloaded.  Loaded on
 // demand (no shared_preload_libraries), a backend loads the library at its
-// first call of a snowflake function, so the hook rewrites that backend's
+// first call of a snowflake function, so the hooks serve that backend's
 // statements planned after it; the statement that loaded it was planned
-// before.  Either way the hook changes nothing but the statements that use
-// the extension's time functions, in the databases that have the extension.
+// before.  Either way they add paths and pruning conditions only for the
+// extension's time conditions, in the databases that have the extension,
+// and change nothing else.
 #pragma once
 
 namespace sfpg {
 
-// snowflake.time_predicates (on): the rewrite is on.
+// snowflake.time_predicates (on): the planner-side code is on.
 extern bool guc_time_predicates;
 
-// Defines snowflake.time_predicates (PGC_USERSET: any session may turn the
-// rewrite off for itself).
+// Defines snowflake.time_predicates (PGC_USERSET: any session may turn it
+// off for itself).
 void define_time_predicates_setting();
 
-// Chains the hook in front of the current planner_hook.
-void install_planner_hook();
+// Chains the planner hooks (time_paths.hpp, time_pruning.hpp) in front of
+// the current ones.
+void install_planner_hooks();
 
 }  // namespace sfpg

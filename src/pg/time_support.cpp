@@ -2,26 +2,27 @@
 // restriction estimator of the "made within" operator.
 //
 // snowflake_made_within(id, r), the function of "id <@ r":
-//   Simplify        a constant r becomes "id >= lo AND id < hi" (or <= hi):
-//                   plain comparisons, so plan-time partition pruning, every
-//                   index type and the id column's statistics apply;
-//   IndexCondition  a stable r (now()-relative, a parameter) becomes the
-//                   index condition "id >= snowflake_min_id_within(r) AND
-//                   id <= snowflake_max_id_within(r)" on a btree or BRIN
-//                   index of the id, from the index's own operator family;
-//                   exact, so the planner does not recheck the operator;
+//   IndexCondition  "id >= lo AND id <= hi" (or "id < hi + 1") on a btree
+//                   or BRIN index of the id, from the index's own operator
+//                   family: constants for a constant r, else
+//                   snowflake_min_id_within(r) and snowflake_max_id_within(r),
+//                   computed once per scan.  Exact (the operator holds for a
+//                   non-null id exactly when they do), so the index answers
+//                   the operator and it is not evaluated again;
 //   Selectivity     from the id column's statistics (as the operator's
 //                   RESTRICT estimator too: the planner asks that one for
 //                   operators).
+//   The operator itself is never rewritten: where no index answers it, it
+//   is evaluated on each row.  Partitions are pruned from the same bounds
+//   by the planner hooks (time_pruning.cpp).
 // snowflake_min_id_since(ts) and the other bounds of one argument:
 //   Simplify        a constant argument becomes the constant id.  These are
 //                   STABLE only because they read the server's layout,
 //                   which is fixed while the server runs, so the value
 //                   computed when planning is the one execution would get.
 //
-// Every case is an exact equivalence: the rewritten expression has the same
-// value as the call for every non-null, non-negative id (and is NULL when the
-// call is NULL).
+// snowflake.time_predicates = off: no answer but the estimate, which is
+// the operator's own.
 #include <cstring>
 
 #include "../core/layout.hpp"
@@ -29,6 +30,7 @@
 
 #include "firewall.hpp"
 #include "time_ids.hpp"
+#include "time_predicates.hpp"
 #include "time_support.hpp"
 
 namespace sfpg {
@@ -112,47 +114,6 @@ bool duplicable(Node *x) {
     return !contain_volatile_functions(x) && !contain_subplans(x) && !expression_returns_set(x);
 }
 
-// id <@ constant range  ->  id >= lo AND id < hi (or <= hi), exactly.
-Node *simplify_made_within(FuncExpr *call) {
-    const snowflake::Layout *layout = server_layout_or_null();
-    if (!layout || list_length(call->args) != 2)
-        return nullptr;
-    Node *x = static_cast<Node *>(linitial(call->args));
-    Node *r = static_cast<Node *>(lsecond(call->args));
-    if (!IsA(r, Const) || !duplicable(x))
-        return nullptr;
-    if (reinterpret_cast<Const *>(r)->constisnull)
-        return reinterpret_cast<Node *>(makeBoolConst(false, true));
-    int64 lo, hi;
-    bool upper_inclusive;
-    List *conds;
-    if (!range_ids(*layout, reinterpret_cast<Const *>(r)->constvalue, &lo, &hi,
-                   &upper_inclusive)) {
-        // No id at all: false for every id, NULL for a NULL id, as the call.
-        conds = list_of(
-            compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(0, false))),
-            compare(BTLessStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(0, false))));
-        return reinterpret_cast<Node *>(make_andclause(conds));
-    }
-    // The lower bound is kept even when it is 0: a negative id is not made
-    // within any range.
-    conds = list_of(
-        compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(int8_const(lo, false))));
-    if (hi != PG_INT64_MAX) {
-        // hi is the last id of a millisecond, so hi + 1 is the first of the
-        // next one: "id < hi + 1" reads like a partition's upper bound.
-        Expr *upper = upper_inclusive
-                          ? compare(BTLessEqualStrategyNumber, x,
-                                    reinterpret_cast<Expr *>(int8_const(hi, false)))
-                          : compare(BTLessStrategyNumber, x,
-                                    reinterpret_cast<Expr *>(int8_const(hi + 1, false)));
-        conds = lappend(conds, upper);
-    }
-    if (list_length(conds) == 1)
-        return static_cast<Node *>(linitial(conds));
-    return reinterpret_cast<Node *>(make_andclause(conds));
-}
-
 // A function of ours in the schema of `sibling`, by name and one argument
 // type, verified by its C symbol; InvalidOid if there is none.
 Oid sibling_function(Oid sibling, const char *name, Oid argtype, TimeFn expected) {
@@ -167,7 +128,7 @@ Oid sibling_function(Oid sibling, const char *name, Oid argtype, TimeFn expected
     return fn;
 }
 
-// id <@ r with r stable: index conditions on a btree or BRIN index of id.
+// id <@ r: index conditions on a btree or BRIN index of id.
 List *index_made_within(SupportRequestIndexCondition *req) {
     List *args;
     if (is_opclause(req->node))
@@ -192,26 +153,57 @@ List *index_made_within(SupportRequestIndexCondition *req) {
     const Oid ge = get_opfamily_member(req->opfamily, INT8OID, INT8OID,
                                        BTGreaterEqualStrategyNumber);
     const Oid le = get_opfamily_member(req->opfamily, INT8OID, INT8OID, BTLessEqualStrategyNumber);
+    const Oid lt = get_opfamily_member(req->opfamily, INT8OID, INT8OID, BTLessStrategyNumber);
     if (!OidIsValid(ge) || !OidIsValid(le) || ge != int8_operator(BTGreaterEqualStrategyNumber) ||
-        le != int8_operator(BTLessEqualStrategyNumber))
+        le != int8_operator(BTLessEqualStrategyNumber) ||
+        lt != int8_operator(BTLessStrategyNumber) || exprType(r) != TSTZRANGEOID)
         return NIL;
+    Node *lo, *hi;
+    if (IsA(r, Const)) {
+        const snowflake::Layout *layout = server_layout_or_null();
+        if (layout == nullptr)
+            return NIL;
+        int64 l, h;
+        bool upper_inclusive;
+        if (reinterpret_cast<Const *>(r)->constisnull ||
+            !range_ids(*layout, reinterpret_cast<Const *>(r)->constvalue, &l, &h,
+                       &upper_inclusive)) {
+            // No id at all: "id >= 0 AND id < 0", false for every id.
+            req->lossy = false;
+            return list_of(compare(BTGreaterEqualStrategyNumber, x,
+                                   reinterpret_cast<Expr *>(int8_const(0, false))),
+                           compare(BTLessStrategyNumber, x,
+                                   reinterpret_cast<Expr *>(int8_const(0, false))));
+        }
+        // h is the last id of a millisecond, so h + 1 is the first of the
+        // next one: "id < h + 1" reads like a partition's upper bound.
+        req->lossy = false;
+        if (h == PG_INT64_MAX)
+            return list_of(compare(BTGreaterEqualStrategyNumber, x,
+                                   reinterpret_cast<Expr *>(int8_const(l, false))));
+        Expr *lower = compare(BTGreaterEqualStrategyNumber, x,
+                              reinterpret_cast<Expr *>(int8_const(l, false)));
+        Expr *upper = upper_inclusive ? compare(BTLessEqualStrategyNumber, x,
+                                                reinterpret_cast<Expr *>(int8_const(h, false)))
+                                      : compare(BTLessStrategyNumber, x,
+                                                reinterpret_cast<Expr *>(int8_const(h + 1, false)));
+        return list_of(lower, upper);
+    }
     const Oid min_fn =
         sibling_function(req->funcid, "snowflake_min_id_within", TSTZRANGEOID, TimeFn::MinWithin);
     const Oid max_fn =
         sibling_function(req->funcid, "snowflake_max_id_within", TSTZRANGEOID, TimeFn::MaxWithin);
-    if (!OidIsValid(min_fn) || !OidIsValid(max_fn) || exprType(r) != TSTZRANGEOID)
+    if (!OidIsValid(min_fn) || !OidIsValid(max_fn))
         return NIL;
-    Expr *lo = reinterpret_cast<Expr *>(makeFuncExpr(min_fn, INT8OID, list_of(copy_node(r)),
-                                                     InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
-    Expr *hi = reinterpret_cast<Expr *>(makeFuncExpr(max_fn, INT8OID, list_of(copy_node(r)),
-                                                     InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+    lo = reinterpret_cast<Node *>(makeFuncExpr(min_fn, INT8OID, list_of(copy_node(r)), InvalidOid,
+                                               InvalidOid, COERCE_EXPLICIT_CALL));
+    hi = reinterpret_cast<Node *>(makeFuncExpr(max_fn, INT8OID, list_of(copy_node(r)), InvalidOid,
+                                               InvalidOid, COERCE_EXPLICIT_CALL));
     // Exact: for a non-null id, "id >= min AND id <= max" is the operator
     // (min and max are NULL when no id is within r, and so is the condition).
     req->lossy = false;
-    return list_of(make_opclause(ge, BOOLOID, false, reinterpret_cast<Expr *>(copy_node(x)), lo,
-                                    InvalidOid, InvalidOid),
-                      make_opclause(le, BOOLOID, false, reinterpret_cast<Expr *>(copy_node(x)), hi,
-                                    InvalidOid, InvalidOid));
+    return list_of(compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(lo)),
+                   compare(BTLessEqualStrategyNumber, x, reinterpret_cast<Expr *>(hi)));
 }
 
 }  // namespace
@@ -246,13 +238,12 @@ SNOWFLAKE_ENTRY(snowflake_time_support) {
     if (IsA(raw, SupportRequestSimplify)) {
         auto *req = reinterpret_cast<SupportRequestSimplify *>(raw);
         const sfpg::TimeFn fn = sfpg::time_fn(req->fcall->funcid);
-        if (fn == sfpg::TimeFn::MadeWithin)
-            result = sfpg::simplify_made_within(req->fcall);
-        else if (fn != sfpg::TimeFn::Other)
+        if (sfpg::guc_time_predicates && fn != sfpg::TimeFn::Other &&
+            fn != sfpg::TimeFn::MadeWithin)
             result = sfpg::fold_bound(fn, req->fcall);
     } else if (IsA(raw, SupportRequestIndexCondition)) {
         auto *req = reinterpret_cast<SupportRequestIndexCondition *>(raw);
-        if (sfpg::time_fn(req->funcid) == sfpg::TimeFn::MadeWithin)
+        if (sfpg::guc_time_predicates && sfpg::time_fn(req->funcid) == sfpg::TimeFn::MadeWithin)
             result = reinterpret_cast<Node *>(sfpg::index_made_within(req));
     } else if (IsA(raw, SupportRequestSelectivity)) {
         auto *req = reinterpret_cast<SupportRequestSelectivity *>(raw);

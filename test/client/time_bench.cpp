@@ -6,12 +6,21 @@
 //   operator      id <@ tstzrange(a, b)
 //   hand-written  id BETWEEN snowflake_min_id(a) AND snowflake_max_id(b - 1 ms)
 //   plain filter  the natural query with snowflake.time_predicates = off
-//                 (what the natural query cost before the planner rewrote it)
+//                 (the planner without the extension's help)
 // for a constant day in the middle of the data, for the last day relative to
 // now(), and on the same rows in a table partitioned by month (where the
 // plan should touch one partition); each as SELECT count(*) (which the
 // index alone can answer) and SELECT count(*), sum(amount) (every matching
 // row read from the table).
+//
+// Then queries where the extension must leave PostgreSQL's plan as it is, or
+// add to it, each with snowflake.time_predicates on and off:
+//   equality join   orders JOIN marks ON snowflake_timestamp(orders.id) =
+//                   marks.t (a hash join either way);
+//   range join      marks JOIN orders ON snowflake_timestamp(orders.id) >=
+//                   marks.t AND < marks.t + 1 s (on: an index lookup per mark);
+//   time index      a day asked with the IMMUTABLE snowflake_timestamp(id,
+//                   layout) that an expression index of orders_by_time covers.
 //
 // Warm: every variant once untimed, then --reps repetitions with the
 // variants alternating (the order rotating), each repetition in one
@@ -31,6 +40,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -113,6 +123,10 @@ std::string fixed(double x, int prec) {
   return buf;
 }
 
+// A ratio: whole numbers from 10 on, two decimals below (a plan that costs
+// the same reads "1.00", not "1").
+std::string ratio(double x) { return fixed(x, x >= 10 ? 0 : 2); }
+
 // ------------------------------------------------------------------ runs --
 
 struct Variant {
@@ -123,10 +137,11 @@ struct Variant {
 
 struct Scenario {
   std::string title;
-  std::string table;
+  std::string table;   // FROM this; with "{}", the variant's condition goes there
   std::string select;  // what the query returns: count(*), or count(*), sum(amount)
   std::vector<Variant> variants;
   bool moving;  // relative to now(): the rows change as time passes
+  size_t hand = 2;     // the hand-written variant, the ratios' base (none: past the end)
 };
 
 struct Result {
@@ -136,6 +151,9 @@ struct Result {
 };
 
 std::string query_of(const Scenario &s, const Variant &v) {
+  const auto at = s.table.find("{}");
+  if (at != std::string::npos)
+    return "SELECT " + s.select + " FROM " + s.table.substr(0, at) + v.where + s.table.substr(at + 2);
   return "SELECT " + s.select + " FROM " + s.table + " WHERE " + v.where;
 }
 
@@ -157,9 +175,12 @@ double timed(pqxx::transaction_base &tx, const std::string &sql, std::string *an
 // What the plan scans: the scan nodes that ran (EXPLAIN ANALYZE), and for a
 // partitioned table how many of its partitions they are.
 std::string plan_of(pqxx::transaction_base &tx, const std::string &table, const std::string &sql) {
+  // A FROM clause of joins names no one table to count the partitions of.
   const long partitions =
-      tx.exec("SELECT count(*) FROM pg_inherits WHERE inhparent = '" + table + "'::regclass")[0][0]
-          .as<long>();
+      table.find(' ') != std::string::npos
+          ? 0
+          : tx.exec("SELECT count(*) FROM pg_inherits WHERE inhparent = '" + table + "'::regclass")[0][0]
+                .as<long>();
   pqxx::result r = tx.exec("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + sql);
   std::vector<std::string> scans;
   long scanned = 0;
@@ -167,8 +188,15 @@ std::string plan_of(pqxx::transaction_base &tx, const std::string &table, const 
     std::string line = row[0].c_str();
     const auto first = line.find_first_not_of(" ->");
     line = first == std::string::npos ? "" : line.substr(first);
-    if (line.find(" Scan ") == std::string::npos || line.find(" on ") == std::string::npos ||
-        line.find("never executed") != std::string::npos)
+    if (line.find("never executed") != std::string::npos) continue;
+    // Join methods by name, scans by their node and relation.
+    if (line.rfind("Hash Join", 0) == 0 || line.rfind("Merge Join", 0) == 0 ||
+        line.rfind("Nested Loop", 0) == 0) {
+      const std::string node = line.substr(0, line.find(" ("));
+      if (std::find(scans.begin(), scans.end(), node) == scans.end()) scans.push_back(node);
+      continue;
+    }
+    if (line.find(" Scan ") == std::string::npos || line.find(" on ") == std::string::npos)
       continue;
     ++scanned;
     std::string node = line.substr(0, line.find(" on "));
@@ -233,23 +261,24 @@ void run_scenario(const Options &o, const Scenario &s) {
 
   // Ratios per repetition: each variant against the hand-written bounds
   // (variant 2) and the plain filter (the last variant) against it.
-  const size_t hand = 2, plain = s.variants.size() - 1;
+  const size_t hand = s.hand, plain = s.variants.size() - 1;
+  const bool has_hand = hand < s.variants.size();
   std::printf("\n### %s: SELECT %s\n\n%s: %s\n\n", s.title.c_str(), s.select.c_str(),
               s.moving ? "answer (last repetition)" : "answer", res[0].answer.c_str());
-  std::printf("| variant | plan | warm ms | cold ms | warm ÷ hand-written | plain filter ÷ this (warm) | plain filter ÷ this (cold) |\n");
+  std::printf("| variant | plan | warm ms | cold ms | warm ÷ hand-written | time_predicates off ÷ this (warm) | time_predicates off ÷ this (cold) |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < res.size(); i++) {
     std::vector<double> vs_hand, plain_warm, plain_cold;
     for (long r = 0; r < o.reps; r++) {
-      vs_hand.push_back(res[i].warm_ms[r] / res[hand].warm_ms[r]);
+      if (has_hand) vs_hand.push_back(res[i].warm_ms[r] / res[hand].warm_ms[r]);
       plain_warm.push_back(res[plain].warm_ms[r] / res[i].warm_ms[r]);
     }
     for (long r = 0; r < o.cold_reps; r++) plain_cold.push_back(res[plain].cold_ms[r] / res[i].cold_ms[r]);
     std::printf("| %s `%s` | %s | %s | %s | %s | %s | %s |\n", s.variants[i].name.c_str(),
                 s.variants[i].where.c_str(), res[i].plan.c_str(), spread(res[i].warm_ms).c_str(),
-                spread(res[i].cold_ms).c_str(), fixed(median(vs_hand), 2).c_str(),
-                i == plain ? "1" : fixed(median(plain_warm), 0).c_str(),
-                i == plain ? "1" : fixed(median(plain_cold), 0).c_str());
+                spread(res[i].cold_ms).c_str(), has_hand ? fixed(median(vs_hand), 2).c_str() : "-",
+                i == plain ? "1" : ratio(median(plain_warm)).c_str(),
+                i == plain ? "1" : ratio(median(plain_cold)).c_str());
   }
   std::fflush(stdout);
 }
@@ -271,7 +300,7 @@ int main(int argc, char **argv) {
   const Options o = parse_options(argc, argv);
   try {
     pqxx::connection c(o.conn);
-    std::string day, next_day, rows, days, version;
+    std::string day, next_day, rows, days, version, marks;
     {
       pqxx::nontransaction tx(c);
       pqxx::result r = tx.exec(
@@ -288,6 +317,7 @@ int main(int argc, char **argv) {
       day = r[0][2].c_str();
       version = r[0][3].c_str();
       next_day = r[0][4].c_str();
+      marks = tx.exec("SELECT count(*) FROM marks")[0][0].c_str();
     }
     std::printf("## Time predicates: a one-day window on %s rows made over %s days\n\n", rows.c_str(),
                 days.c_str());
@@ -314,6 +344,25 @@ int main(int argc, char **argv) {
       run_scenario(o, {"A constant day (" + day + " UTC), table orders_by_month (partitioned by month)",
                        "orders_by_month", select, variants_for(a, b, b_last), false});
     }
+    // Joins on the time, and an index on the time itself: PostgreSQL's own
+    // plans, which the extension may only add to.
+    const auto on_off = [](const std::string &cond) {
+      return std::vector<Variant>{{"time_predicates on", cond, false},
+                                  {"time_predicates off", cond, true}};
+    };
+    run_scenario(o, {"Equality join on the time: orders JOIN marks (" + marks + " times of ids)",
+                     "orders o JOIN marks m ON {}", "count(*)",
+                     on_off("snowflake_timestamp(o.id) = m.t"), false, SIZE_MAX});
+    run_scenario(o, {"Range join on the time: a second after each of 3 marks",
+                     "(SELECT t FROM marks ORDER BY t LIMIT 3) m JOIN orders o ON {}", "count(*)",
+                     on_off("snowflake_timestamp(o.id) >= m.t AND snowflake_timestamp(o.id) < m.t + interval '1 s'"),
+                     false, SIZE_MAX});
+    const std::string layout = "1288834974657, 5, 5, 12";
+    run_scenario(o, {"A constant day on the time's expression index (orders_by_time)", "orders_by_time",
+                     "count(*), sum(amount)",
+                     on_off("snowflake_timestamp(id, " + layout + ") >= " + a +
+                            " AND snowflake_timestamp(id, " + layout + ") < " + b),
+                     false, SIZE_MAX});
   } catch (const std::exception &e) {
     std::fprintf(stderr, "sf_time_bench: %s\n", e.what());
     return 2;

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The planner differential test: queries that call no snowflake function get
+# the same plans and the same rows on a server with snowflake preloaded and
+# created as on one without the library.  The corpus (planner_diff.py, a
+# few hundred queries: comparisons, BETWEEN, IN, joins, subqueries, views,
+# partitions, literals, casts, function calls, generic and custom plans of
+# prepared statements, over bigint, integer and timestamptz columns with
+# negative values) runs on both; the transcripts, each query's EXPLAIN
+# (COSTS OFF) and its rows, must be identical.  The servers are otherwise
+# configured alike.
+#
+#   bash test/scripts/planner_diff.sh [WORKDIR]     (as root; the servers run as postgres)
+#
+# Ports 54431 and 54432 (SF_PLANNER_DIFF_PORT, and the next one).  On a
+# difference it prints the first lines of the diff and exits non-zero.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../lib/common.sh"
+
+DIR=${1:-/var/tmp/snowflake-planner-diff}
+PORT=${SF_PLANNER_DIFF_PORT:-54431}
+WITH="$DIR/with-snowflake"
+WITHOUT="$DIR/without"
+
+cleanup() {
+    sf_server_stop "$WITH" || true
+    sf_server_stop "$WITHOUT" || true
+}
+trap cleanup EXIT
+
+mkdir -p "$DIR"
+chown postgres: "$DIR"
+COMMON=("jit = off" "autovacuum = off" "max_parallel_workers_per_gather = 2")
+sf_server_init "$WITH" "$PORT" "${COMMON[@]}" "shared_preload_libraries = 'snowflake'" \
+    "snowflake.worker_id = 3"
+sf_server_init "$WITHOUT" "$((PORT + 1))" "${COMMON[@]}"
+sf_server_start "$WITH"
+sf_server_start "$WITHOUT"
+sf_psql "$WITH" -d postgres -c 'CREATE EXTENSION snowflake'
+
+python3 "$HERE/planner_diff.py" >"$DIR/corpus.sql"
+chown postgres: "$DIR/corpus.sql"
+queries=$(grep -c '^\\echo ==== [0-9]*$' "$DIR/corpus.sql")
+for side in "$WITH" "$WITHOUT"; do
+    # Each statement echoed before its output; errors are part of the
+    # transcript: both sides must raise the same.
+    sf_psql "$side" -d postgres -a -v ON_ERROR_STOP=0 -f "$DIR/corpus.sql" >"$side.out" 2>&1
+done
+# The extension's objects are not in the transcript: nothing in the corpus
+# names them.  The servers' own messages name no directory either.
+if ! diff -u "$WITHOUT.out" "$WITH.out" >"$DIR/diff.txt"; then
+    echo "planner_diff: $queries queries; the plans or rows differ with snowflake (- without, + with):" >&2
+    head -n 60 "$DIR/diff.txt" >&2
+    exit 1
+fi
+if ! grep -qx "==== $queries queries" "$WITH.out"; then
+    echo "planner_diff: the corpus did not run to its end:" >&2
+    tail -n 20 "$WITH.out" >&2
+    exit 1
+fi
+errors=$(grep -c '^psql:.*ERROR' "$WITH.out" || true)
+echo "planner_diff: $queries queries, plans and rows identical with and without snowflake ($errors raise the same error on both)"
