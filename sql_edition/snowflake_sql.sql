@@ -695,7 +695,7 @@ COMMENT ON FUNCTION snowflake_configure(integer, integer, bigint, integer, integ
 -- as after a step back.  Owner only.
 CREATE OR REPLACE FUNCTION snowflake_start_above(id bigint)
 RETURNS void
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE STRICT
 SET search_path FROM CURRENT
 AS $fn$
 DECLARE
@@ -714,9 +714,6 @@ BEGIN
         RAISE EXCEPTION 'only the owner of the snowflake_sql objects (%) can move the node''s ids',
                         owner_name
             USING ERRCODE = '42501';
-    END IF;
-    IF id IS NULL THEN
-        RAISE EXCEPTION 'snowflake_start_above: id must not be NULL' USING ERRCODE = '22004';
     END IF;
     IF id < 0 THEN
         PERFORM snowflake_sql_invalid_id(NULL::bigint, id);
