@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The SQL edition's suite (test/sql_edition/*.pl), on the PostgreSQL of
+# PG_CONFIG / PG_MAJOR:
+#
+#   bash test/scripts/sql_edition.sh WORKDIR [TAP_FILE...]
+#
+# As root, with the C extension built and installed for that PostgreSQL (the
+# suites before it do that) and pg_tle's build dependencies (gcc, make, flex,
+# bison, libkrb5-dev).  Makes dist/ (make sql-edition), builds pg_tle from its
+# source tarball (test/lib/pgtle.sh; found like every third-party source,
+# test/lib/thirdparty.sh) into a copy of the PostgreSQL installation without
+# snowflake's files -- the managed server runs from it -- and runs the TAP
+# files (default all) as postgres.  Exits 3, running nothing, when pg_tle's
+# source is missing or pg_tle does not support this PostgreSQL major.
+# SNOWFLAKE_PGTLE_TARBALL names the tarball (else it is looked up from this
+# tree).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/../lib/common.sh"
+. "$HERE/../lib/pgtle.sh"
+
+WORK=${1:?usage: sql_edition.sh WORKDIR [TAP_FILE...]}
+shift
+TESTS=${*:-test/sql_edition/*.pl}
+
+major=$("$(sf_pg_config)" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+if ! sf_pgtle_supports "$major"; then
+    echo "pg_tle 1.5.2 supports PostgreSQL $SF_PGTLE_MAJORS, not $major: nothing to run"
+    exit 3
+fi
+tarball=${SNOWFLAKE_PGTLE_TARBALL:-}
+[ -n "$tarball" ] || tarball=$(sf_pgtle_tarball "$ROOT") || exit 3
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+chown postgres: "$WORK"
+bindir=$(sf_pgtle_tree "$WORK/pgtle-root" "$tarball" | tee /dev/stderr | tail -n 1)
+as_postgres make -s -C "$ROOT" sql-edition
+as_postgres make -s -C "$ROOT/test/client" sf_concurrency
+as_postgres env PG_TEST_TIMEOUT_DEFAULT=180 SNOWFLAKE_PGTLE_BINDIR="$bindir" \
+    make -C "$ROOT" prove-installcheck PROVE_TESTS="$TESTS"
