@@ -28,7 +28,9 @@ version=$2
 shift 2
 
 name=snowflake_sql
+# shellcheck disable=SC2016  # a dollar-quote tag, not an expansion
 tag='$_snowflake_sql_$'
+# shellcheck disable=SC2016
 if grep -q '\$_snowflake_sql_\$' "$src"; then
     echo "build.sh: $src contains the quote tag $tag" >&2
     exit 1
