@@ -72,6 +72,8 @@ quoted() {
 -- as the same role: SELECT snowflake_configure(worker_id => N);"
     echo
     echo "BEGIN;"
+    # Run again over an older install, the IF NOT EXISTS notices say nothing.
+    echo "SET LOCAL client_min_messages = warning;"
     cat "$script"
     echo "COMMIT;"
 } >"$out/$name.sql.tmp"
