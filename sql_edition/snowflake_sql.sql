@@ -343,6 +343,12 @@ BEGIN
                   DETAIL = 'A standby shares its primary''s node identity; ids made here could '
                            'collide with the primary''s.';
     END IF;
+    IF s.worker_id IS NULL AND EXISTS (SELECT 1 FROM snowflake_sql_config) THEN
+        -- Configured, but not baked: a data-only restore with its triggers
+        -- disabled wrote the row.  Bake it now.
+        PERFORM snowflake_sql_bake();
+        s := snowflake_sql_settings();
+    END IF;
     IF s.worker_id IS NULL THEN
         RAISE EXCEPTION 'the snowflake node identity is not configured'
             USING ERRCODE = '55000',

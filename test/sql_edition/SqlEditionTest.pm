@@ -200,9 +200,12 @@ sub doc_block
 	open my $fh, '<', $page or die "$page: $!";
 	my $text = do { local $/; <$fh> };
 	close $fh;
-	$text =~ /<!--\s*doctest:\s*file=\Q$name\E\s*-->\n```\w*\n(.*?)```/s
+	# The block may sit in a list item: indented, like its fence.
+	$text =~ /^([ \t]*)<!--\s*doctest:\s*file=\Q$name\E\s*-->\n\1```\w*\n(.*?)^\1```/ms
 	  or die "no block file=$name in $page";
-	return $1;
+	my ($indent, $body) = ($1, $2);
+	$body =~ s/^\Q$indent\E//mg;
+	return $body;
 }
 
 1;
