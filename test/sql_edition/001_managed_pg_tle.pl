@@ -29,7 +29,6 @@ use SqlEditionTest;
 
 my $node = managed_node('managed', streaming => 1);
 start_node($node);
-$node->safe_psql('postgres', 'CREATE EXTENSION pg_tle');
 
 # ---- no C extension here --------------------------------------------------
 my ($ret, $out, $err) = $node->psql('postgres', 'CREATE EXTENSION snowflake');
@@ -38,28 +37,29 @@ like($err, qr/extension "snowflake" is not available|could not open extension co
 	'... because its files are not there');
 
 # ---- install through pg_tle, as a role that is not a superuser ------------
-add_role($node, 'app', 'GRANT pgtle_admin TO app', 'GRANT CREATE ON DATABASE postgres TO app',
-	'CREATE SCHEMA app AUTHORIZATION app');
-is($node->safe_psql('postgres', "SELECT rolsuper FROM pg_roles WHERE rolname = 'app'"), 'f',
-	'app is not a superuser');
-# The page's steps, as the page shows them (psql -f of the dist file, then
-# the SQL block), run as app.
+# The role the page names, with a schema of its own (its "$user" schema).
+add_role($node, 'app_owner', 'CREATE SCHEMA app_owner AUTHORIZATION app_owner');
+is($node->safe_psql('postgres', "SELECT rolsuper FROM pg_roles WHERE rolname = 'app_owner'"), 'f',
+	'app_owner is not a superuser');
+# The page's steps, as the page shows them: what the service's administrator
+# does, then (as app_owner) psql -f of the dist file and the SQL block.
+$node->safe_psql('postgres', doc_block('pg_tle-setup.sql'));
 my $steps = doc_block('pg_tle-install.sql');
 like($steps, qr/CREATE EXTENSION snowflake_sql/, 'docs/managed.md shows the pg_tle steps');
-SqlEditionTest::run_file_as($node, 'postgres', 'app', dist_file('snowflake_sql_pg_tle.sql'));
-safe_psql_as($node, 'postgres', 'app', $steps);
+SqlEditionTest::run_file_as($node, 'postgres', 'app_owner', dist_file('snowflake_sql_pg_tle.sql'));
+safe_psql_as($node, 'postgres', 'app_owner', $steps);
 is($node->safe_psql('postgres', "SELECT extname FROM pg_extension WHERE extname = 'snowflake_sql'"),
 	'snowflake_sql', 'app created the extension with the documented steps');
 is($node->safe_psql('postgres',
 		"SELECT r.rolname FROM pg_extension e JOIN pg_roles r ON r.oid = e.extowner WHERE e.extname = 'snowflake_sql'"),
-	'app', 'app owns it');
-my $ids = 'app';    # app's own schema: the documented steps create the extension there
-like(safe_psql_as($node, 'postgres', 'app', "SELECT extnamespace::regnamespace FROM pg_extension WHERE extname = 'snowflake_sql'"),
+	'app_owner', 'app_owner owns it');
+my $ids = 'app_owner';    # its own schema: the documented steps create the extension there
+like(safe_psql_as($node, 'postgres', 'app_owner', "SELECT extnamespace::regnamespace FROM pg_extension WHERE extname = 'snowflake_sql'"),
 	qr/^$ids$/, "... in schema $ids");
 
 # ---- configuring ----------------------------------------------------------
-safe_psql_as($node, 'postgres', 'app', "SELECT $ids.snowflake_configure(worker_id => 7, datacenter_id => 2)");
-my $id = safe_psql_as($node, 'postgres', 'app', "SELECT $ids.snowflake_nextval()");
+safe_psql_as($node, 'postgres', 'app_owner', "SELECT $ids.snowflake_configure(worker_id => 7, datacenter_id => 2)");
+my $id = safe_psql_as($node, 'postgres', 'app_owner', "SELECT $ids.snowflake_nextval()");
 my $p = decode_id($id);
 is("$p->{datacenter_id}/$p->{worker_id}", '2/7', 'ids carry the configured identity');
 cmp_ok(abs($p->{unix_ms} - time * 1000), '<', 5000, '... and the time they were made');
@@ -89,19 +89,19 @@ EOS
 $p = decode_id($id);
 is("$p->{datacenter_id}/$p->{worker_id}", '2/7',
 	'no SET and no object of the session changes the identity its ids carry');
-($ret, $out, $err) = psql_as($node, 'postgres', 'app',
+($ret, $out, $err) = psql_as($node, 'postgres', 'app_owner',
 	"SELECT $ids.snowflake_configure(worker_id => 7, datacenter_id => 2, sequence_bits => 10)");
 like($err, qr/ERROR:  sequence_bits differs from the value the ids of this node were issued under/,
 	'a layout change after ids were made is refused');
-($ret, $out, $err) = psql_as($node, 'postgres', 'app',
+($ret, $out, $err) = psql_as($node, 'postgres', 'app_owner',
 	"SELECT $ids.snowflake_configure(worker_id => 7, datacenter_id => 2, epoch_ms => 1288834974658)");
 like($err, qr/ERROR:  epoch_ms differs from the value/, '... and so is a later epoch');
-($ret, $out, $err) = psql_as($node, 'postgres', 'app', "SELECT $ids.snowflake_configure(worker_id => 32)");
+($ret, $out, $err) = psql_as($node, 'postgres', 'app_owner', "SELECT $ids.snowflake_configure(worker_id => 32)");
 like($err, qr/ERROR:  invalid worker_id: 32\nDETAIL:  Valid values are 0 to 31 \(worker_bits = 5\)/,
 	'a worker_id outside the layout is refused, naming the range');
 
 # ---- 4 sessions at once; then 8 with every millisecond carrying over ------
-my $conn = conninfo_as($node, 'postgres', 'app', $ids);
+my $conn = conninfo_as($node, 'postgres', 'app_owner', $ids);
 my $dir = $node->basedir;
 sf_concurrency();
 for my $batch (1, 100)
@@ -111,32 +111,32 @@ for my $batch (1, 100)
 		"4 sessions, $batch id(s) per round trip: no duplicate, each session increasing");
 }
 $node->safe_psql('postgres', 'CREATE DATABASE carry');
-$node->safe_psql('carry', "CREATE EXTENSION pg_tle; CREATE SCHEMA ids AUTHORIZATION app");
-install_pg_tle($node, 'carry', 'app', 'ids');
-($ret, $out, $err) = psql_as($node, 'carry', 'app', 'SELECT ids.snowflake_nextval()');
+$node->safe_psql('carry', "CREATE EXTENSION pg_tle; CREATE SCHEMA ids AUTHORIZATION app_owner");
+install_pg_tle($node, 'carry', 'app_owner', 'ids');
+($ret, $out, $err) = psql_as($node, 'carry', 'app_owner', 'SELECT ids.snowflake_nextval()');
 isnt($ret, 0, 'snowflake_nextval() before snowflake_configure fails');
 like($err, qr/ERROR:  the snowflake node identity is not configured/, '... saying so');
 like($err, qr/HINT:  Run SELECT snowflake_configure\(worker_id => N\)/,
 	'... with a hint naming snowflake_configure');
-safe_psql_as($node, 'carry', 'app',
+safe_psql_as($node, 'carry', 'app_owner',
 	'SELECT ids.snowflake_configure(worker_id => 0, datacenter_bits => 0, worker_bits => 0, sequence_bits => 2)');
 for my $batch (1, 20)
 {
-	my $c = start_client(conninfo_as($node, 'carry', 'app', 'ids'), "$dir/carry-$batch.txt", 8, 1500,
+	my $c = start_client(conninfo_as($node, 'carry', 'app_owner', 'ids'), "$dir/carry-$batch.txt", 8, 1500,
 		$batch);
 	is(finish_client($c), 0,
 		"8 sessions, 4 ids per millisecond and no node bits, $batch per round trip: no duplicate, each increasing");
 }
 
 # ---- one identity per database ----------------------------------------------
-my @a = split /\n/, safe_psql_as($node, 'postgres', 'app', "SELECT $ids.snowflake_nextval() FROM generate_series(1, 1000)");
-my @b = split /\n/, safe_psql_as($node, 'carry', 'app', 'SELECT ids.snowflake_nextval() FROM generate_series(1, 20)');
+my @a = split /\n/, safe_psql_as($node, 'postgres', 'app_owner', "SELECT $ids.snowflake_nextval() FROM generate_series(1, 1000)");
+my @b = split /\n/, safe_psql_as($node, 'carry', 'app_owner', 'SELECT ids.snowflake_nextval() FROM generate_series(1, 20)');
 is(scalar(grep { decode_id($_)->{worker_id} == 7 } @a), 1000, 'database postgres: its own identity');
 is($node->safe_psql('carry', "SELECT count(*) FROM unnest('{" . join(',', @b) . "}'::bigint[]) x WHERE (ids.snowflake_parse(x)).worker_id = 0"),
 	20, 'database carry: its own identity and layout');
 
 # ---- an open transaction with ids blocks nobody -----------------------------
-my $s = open_session($node, 'postgres', 'app');
+my $s = open_session($node, 'postgres', 'app_owner');
 session_do($s, "SET search_path = $ids");
 session_do($s, 'BEGIN');
 # Several milliseconds: the session moves the node to new ones (setval) in
@@ -163,7 +163,7 @@ close_session($s);
 # ---- kill -9 ---------------------------------------------------------------
 # Ids in committed inserts (the rule of serial: an id of a transaction that
 # committed is never issued again).
-safe_psql_as($node, 'postgres', 'app', "CREATE TABLE $ids.t (id bigint PRIMARY KEY DEFAULT $ids.snowflake_nextval())");
+safe_psql_as($node, 'postgres', 'app_owner', "CREATE TABLE $ids.t (id bigint PRIMARY KEY DEFAULT $ids.snowflake_nextval())");
 my $ins = "INSERT INTO $ids.t SELECT FROM generate_series(1,\$1) RETURNING id";
 my $c1 = start_client($conn, "$dir/crash.txt", 4, 100_000_000, 20, '--sql', $ins, '--reconnect',
 	'--after-reconnect', 2_000);
@@ -194,7 +194,7 @@ $node->backup('b');
 my $standby = PostgreSQL::Test::Cluster->new('standby', install_path => $node->install_path);
 $standby->init_from_backup($node, 'b', has_streaming => 1);
 $standby->start;
-safe_psql_as($node, 'postgres', 'app', "SELECT $ids.snowflake_nextval()");
+safe_psql_as($node, 'postgres', 'app_owner', "SELECT $ids.snowflake_nextval()");
 $node->wait_for_catchup($standby);
 ($ret, $out, $err) = $standby->psql('postgres', "SELECT $ids.snowflake_nextval()");
 isnt($ret, 0, 'a hot standby makes no id');

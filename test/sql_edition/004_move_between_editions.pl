@@ -90,6 +90,18 @@ cmp_ok(min(@after), '>', $h, 'after the step (and a kill -9), every id is above 
 cmp_ok(min(@after), '>', max(@before), '... so above every id made before the move');
 is(decode_id($after[0])->{worker_id}, 11, '... with the node\'s identity');
 
+# The C extension's snowflake_start_above: superusers only (even with EXECUTE
+# granted), and never below 0.
+$csrv->safe_psql('shop', 'CREATE ROLE mover LOGIN');
+my ($ret, $out, $err) = $csrv->psql('shop', 'SELECT snowflake_start_above(1)', extra_params => [ '-U', 'mover' ]);
+like($err, qr/permission denied for function snowflake_start_above/, 'C: snowflake_start_above is not granted to PUBLIC');
+$csrv->safe_psql('shop', 'GRANT EXECUTE ON FUNCTION snowflake_start_above(bigint) TO mover');
+($ret, $out, $err) = $csrv->psql('shop', 'SELECT snowflake_start_above(1)', extra_params => [ '-U', 'mover' ]);
+like($err, qr/permission denied for function snowflake_start_above\nDETAIL:  Only superusers can move the ids of a node\./,
+	'... and refuses a role that is not a superuser even when granted');
+($ret, $out, $err) = $csrv->psql('shop', 'SELECT snowflake_start_above(-1)');
+like($err, qr/invalid snowflake id: -1/, '... and a negative id');
+
 # ---- from the C extension to the SQL edition ------------------------------
 set_clock($csrv, '+0');
 $csrv->safe_psql('shop', "INSERT INTO orders (item) SELECT 'c before' FROM generate_series(1, 1000)");
