@@ -22,9 +22,9 @@
 --   snowflake_sql_counter (C)  counts in id units: its values ARE ids.
 --   snowflake_sql_bound   (G)  the published region: every id of the
 --                              current region is below it.
--- A region is the ids of one millisecond m for this node's identity,
---   base(m) = m << shift | node   ..   G = base(m) + 2^sequence_bits - 1 + 1,
--- so the ids of a region are exactly [G - 2^sequence_bits, G).
+-- A region is the ids of one millisecond m for this node's identity: from
+--   base(m) = m << shift | node  up to  G = base(m) + 2^sequence_bits,
+-- excluded; G of a later millisecond is above every id of an earlier one.
 --
 -- Taking an id (the fast path, snowflake_nextval, one SQL expression):
 --   R1  hi := last value of G
@@ -37,8 +37,9 @@
 --   J2  setval(G, base(m) + 2^sequence_bits)   -- publication, after J1
 -- with m greater than the millisecond of every region published before.
 --
--- Claim: an id accepted by the fast path (or by the slow path, which does
--- R1..R3 under the lock) is accepted by no other call.
+-- Claim: an id accepted (by the fast path, or by the slow path, which takes
+-- ids the same way, R1..R3, or is the jumper taking base(m)) is accepted by
+-- no other call.
 --  * Every accepted a lies in the region published before its R1: G only
 --    grows, and after a region's publication (J2) C is at or above its base
 --    (J1 came first), so a >= base(region read at R1), and a < hi bounds it
@@ -203,8 +204,9 @@ RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN pg_catalog.octet_length(s) <= 40 THEN s
-                ELSE (SELECT pg_catalog.left(s, n) FROM pg_catalog.generate_series(40, 0, -1) n
-                      WHERE pg_catalog.octet_length(pg_catalog.left(s, n)) <= 40 LIMIT 1) || '...'
+                ELSE (SELECT pg_catalog.left(s, n) FROM pg_catalog.generate_series(0, 40) n
+                      WHERE pg_catalog.octet_length(pg_catalog.left(s, n)) <= 40
+                      ORDER BY n DESC LIMIT 1) || '...'
            END;
 END;
 
@@ -540,9 +542,10 @@ $fn$;
 REVOKE ALL ON FUNCTION snowflake_sql_bake() FROM PUBLIC;
 
 -- Checks a configuration before it is written (by snowflake_configure, by
--- hand, or by a restore) and bakes it.  Refuses what could collide with ids
--- already made, as the C extension refuses it at start: once this node has
--- made ids, the widths cannot change and the epoch cannot move later.
+-- hand, or by a restore); snowflake_sql_config_apply bakes it once written.
+-- Refuses what could collide with ids already made, as the C extension
+-- refuses it at start: once this node has made ids, the widths cannot change
+-- and the epoch cannot move later.
 CREATE OR REPLACE FUNCTION snowflake_sql_config_check()
 RETURNS trigger
 LANGUAGE plpgsql
