@@ -10,6 +10,10 @@
 #                                         tree (git archive of HEAD), for PGXN
 #   dpkg-buildpackage -us -uc -b          Debian packages, one per PostgreSQL major
 #                                         whose server headers are installed (debian/)
+#   make sql-edition                      dist/snowflake_sql_pg_tle.sql and
+#                                         dist/snowflake_sql.sql: the SQL edition,
+#                                         for servers that load no C library
+#                                         (needs no PostgreSQL)
 #
 # The whole suite, servers and all, is test/run-all.sh.
 
@@ -78,4 +82,15 @@ dist:
 		-o $(abspath $(DISTDIR))/$(EXTENSION)-$(DISTVERSION).zip HEAD
 	@echo "$(DISTDIR)/$(EXTENSION)-$(DISTVERSION).zip: $(EXTENSION) $(DISTVERSION) at $$(git -C $(srcdir) rev-parse --short HEAD)"
 
-.PHONY: installcheck-nopreload prove-installcheck unit dist
+# The SQL edition (docs/managed.md): both ways to install it, made from its
+# one source by sql_edition/build.sh, with the extension's version.  Update
+# paths come from the edition's earlier versions, one per line in
+# sql_edition/earlier-versions.
+# Works without pg_config (PGXS, and its srcdir, may be missing).
+SQL_EDITION_TOP := $(patsubst %/,%,$(dir $(abspath $(firstword $(MAKEFILE_LIST)))))
+SQL_EDITION_VERSION ?= $(shell sed -n "s/^default_version = '\([^']*\)'.*/\1/p" $(SQL_EDITION_TOP)/$(EXTENSION).control)
+SQL_EDITION_EARLIER ?= $(shell sed -e 's/\#.*//' $(SQL_EDITION_TOP)/sql_edition/earlier-versions)
+sql-edition:
+	sh $(SQL_EDITION_TOP)/sql_edition/build.sh $(DISTDIR) $(SQL_EDITION_VERSION) $(SQL_EDITION_EARLIER)
+
+.PHONY: installcheck-nopreload prove-installcheck unit dist sql-edition

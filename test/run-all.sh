@@ -23,13 +23,15 @@
 #                      regression suite with and without snowflake (default
 #                      "15 18"; the sources are cached in /var/tmp/snowflake-pgsrc,
 #                      in each root for 17 and 18)
-# SNOWFLAKE_THIRDPARTY_DIR  where the Citus source is (default ../shared/thirdparty
-#                      next to the checkout; see test/lib/citus.sh)
+# SNOWFLAKE_THIRDPARTY_DIR  where the Citus and pg_tle sources are (default
+#                      ../shared/thirdparty next to the checkout; see
+#                      test/lib/thirdparty.sh)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/test/lib/common.sh"
 . "$ROOT/test/lib/pgroot.sh"
 . "$ROOT/test/lib/citus.sh"
+. "$ROOT/test/lib/pgtle.sh"
 
 VERSIONS=${SNOWFLAKE_PG_VERSIONS:-15 17 18}
 WORK=${SNOWFLAKE_TEST_DIR:-/var/tmp/snowflake-test}
@@ -120,6 +122,14 @@ in_root() {
     rm -rf "$r$ROOT_WORK"
     mkdir -p "$r$ROOT_WORK"
     sf_copy_tree "$ROOT" "$r$ROOT_WORK/checkout"
+    # pg_tle's source, for the SQL edition's suite (test/lib/pgtle.sh), goes
+    # in beside it: inside the root there is no ../shared.
+    local pgtle
+    if sf_pgtle_supports "$v" && pgtle=$(sf_pgtle_tarball "$ROOT" 2>/dev/null); then
+        mkdir -p "$r$ROOT_WORK/thirdparty"
+        cp "$pgtle" "$r$ROOT_WORK/thirdparty/"
+        env+=(SNOWFLAKE_THIRDPARTY_DIR="$ROOT_WORK/thirdparty")
+    fi
     sf_root_run "$r" "${env[@]}" bash "$ROOT_WORK/checkout/test/run-version.sh" "$v" "$ROOT_WORK/pg$v"
     if [ -f "$r$ROOT_WORK/pg$v/counts" ]; then
         cat "$r$ROOT_WORK/pg$v/counts" >>"$counts"

@@ -17,6 +17,7 @@ WORK=${2:?usage: run-version.sh VERSION WORKDIR}
 export PG_MAJOR=$V PG_CONFIG=/usr/lib/postgresql/$V/bin/pg_config
 export PATH="/usr/lib/postgresql/$V/bin:$PATH"
 . "$ROOT/test/lib/common.sh"
+. "$ROOT/test/lib/pgtle.sh"
 
 LOGS=$WORK/logs
 SRC=$WORK/src
@@ -111,6 +112,20 @@ if [[ " ${SNOWFLAKE_CORE_REGRESS_VERSIONS:-15 18} " == *" $V "* ]]; then
         pg_stat_statements
 fi
 run_suite bench-quick bash "$SRC/test/scripts/bench.sh" --quick "$WORK/bench"
+# The SQL edition (docs/managed.md): a managed server with pg_tle built from
+# its source (next to the checkout, as Citus's), the plain script, the
+# conformance with the C extension, moving between them.  pg_tle 1.5.2
+# supports PostgreSQL 12 to 17: on 18, and without pg_tle's source, only the
+# tests that need no pg_tle run, and a line says why the others do not.
+pgtle_env=()
+if sf_pgtle_supports "$V" && pgtle_tarball=$(sf_pgtle_tarball "$ROOT" 2>"$LOGS/sql-edition-source.log"); then
+    pgtle_env=(SNOWFLAKE_PGTLE_TARBALL="$pgtle_tarball")
+else
+    sf_pgtle_supports "$V" && why=$(head -n 1 "$LOGS/sql-edition-source.log") ||
+        why="pg_tle 1.5.2 supports PostgreSQL 12 to 17, not $V"
+    printf '%-34s SKIPPED: %s\n' "pg$V/sql-edition-on-pg_tle" "$why"
+fi
+run_suite sql-edition env "${pgtle_env[@]}" bash "$SRC/test/scripts/sql_edition.sh" "$WORK/sql-edition"
 run_suite load-and-crash bash "$SRC/test/scripts/load_crash.sh" --quick "$WORK/load"
 run_suite tap tap
 if [ -n "${SNOWFLAKE_UPGRADE_FROM:-}" ]; then

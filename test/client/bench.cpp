@@ -27,6 +27,11 @@
 //   (h) index size: N rows (10 M) into a table with a PRIMARY KEY of each
 //       key type, one session; the primary key's size, its leaf density
 //       (pgstattuple, if installed) and the load time.
+//   (i) the SQL edition (docs/managed.md), installed on A in schema sqled
+//       (bench.sh does it): its snowflake_nextval() in one backend as a
+//       ratio to nextval() CACHE 1 (bulk, as in (a)); 1 and 4 sessions
+//       together, the same number of ids split between them; one id per
+//       round trip.
 //
 // On PostgreSQL 18, uuidv7() joins gen_random_uuid() in (a), (e) and (h).
 // ((g) is bench.sh's sessions sweep, test/client/sweep.cpp.)
@@ -89,7 +94,8 @@ struct Options {
   long insert_rows = -1;   // 4,000,000 / 40,000
   long chunk = -1;         // 100,000 / 10,000
   long index_rows = -1;    // 10,000,000 / 100,000
-  bool run_bulk = true, run_rt = true, run_insert = true, run_mem = true, run_index = true;
+  bool run_bulk = true, run_rt = true, run_insert = true, run_mem = true, run_index = true,
+       run_sql = true;
   std::vector<std::string> notes;
   std::string command_line;
 };
@@ -110,7 +116,8 @@ struct Options {
                "  --index-rows N     rows per key type in the index-size section\n"
                "                     (default 10000000; quick 100000)\n"
                "  --only LIST        run only these sections, comma-separated from\n"
-               "                     bulk (a, b, c), rt (d), insert (e), mem (f), index (h);\n"
+               "                     bulk (a, b, c), rt (d), insert (e), mem (f), index (h),\n"
+               "                     sql (i);\n"
                "                     default all\n"
                "  --note TEXT        a line printed with the machine facts (repeatable)\n"
                "exit: 0 ran and produced numbers, 2 error\n");
@@ -147,7 +154,7 @@ std::string shell_quote(const std::string &s) {
 }
 
 void parse_only(Options &o, const std::string &list) {
-  o.run_bulk = o.run_rt = o.run_insert = o.run_mem = o.run_index = false;
+  o.run_bulk = o.run_rt = o.run_insert = o.run_mem = o.run_index = o.run_sql = false;
   std::stringstream ss(list);
   std::string item;
   while (std::getline(ss, item, ',')) {
@@ -161,8 +168,10 @@ void parse_only(Options &o, const std::string &list) {
       o.run_mem = true;
     else if (item == "index")
       o.run_index = true;
+    else if (item == "sql")
+      o.run_sql = true;
     else {
-      std::fprintf(stderr, "sf_bench: bad section in --only: '%s' (bulk, rt, insert, mem, index)\n",
+      std::fprintf(stderr, "sf_bench: bad section in --only: '%s' (bulk, rt, insert, mem, index, sql)\n",
                    item.c_str());
       std::exit(2);
     }
@@ -885,6 +894,119 @@ std::string plural(int k, const char *word) {
   return std::to_string(k) + " " + word + (k == 1 ? "" : "s");
 }
 
+// ------------------------------------------------------ the SQL edition (i) --
+
+// Its snowflake_nextval(), in the schema bench.sh installs it into.
+const char *const kSqlNextval = "sqled.snowflake_nextval()";
+
+// k sessions at once, each one bulk query of n / k ids of `expr`; the rate of
+// all of them together (ids / (gate opening to the last session's end)).
+double sessions_rate(const std::string &conninfo, const std::string &expr, int k, long long n) {
+  std::vector<Worker> workers;
+  const long long each = n / k;
+  const std::string sql = rate_sql(expr, each);
+  const auto body = [&](pqxx::connection &c, Worker &w, Clock::time_point) {
+    if (scalar_ll(c, sql) != each) throw std::runtime_error("short count from: " + sql);
+    w.done = each;
+  };
+  const double elapsed = run_parallel(conninfo, k, [](pqxx::connection &) {}, body, workers);
+  long long total = 0;
+  for (const auto &w : workers) {
+    if (!w.error.empty()) throw std::runtime_error("session: " + w.error);
+    total += w.done;
+  }
+  return static_cast<double>(total) / elapsed;
+}
+
+void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> &ratios) {
+  if (scalar_text(ca, "SELECT coalesce(to_regprocedure('" + std::string(kSqlNextval) +
+                          "')::text, '-')") == "-") {
+    std::printf("## (i) The SQL edition\n\nnot installed on server A (schema sqled): skipped\n\n");
+    return;
+  }
+  std::fprintf(stderr, "sf_bench: the SQL edition\n");
+  // One backend, bulk, side by side with its floor and nextval() CACHE 1.
+  const long long n = o.bulk_n;
+  const auto rate = [n](const std::string &label, const std::string &expr) {
+    return BulkItem{label, rate_sql(expr, n), BulkItem::kRate, n, {}, {}, {}, {}};
+  };
+  std::vector<BulkItem> items = {rate("1", "1"), rate(kSqlNextval, kSqlNextval),
+                                 rate("nextval('s1')  CACHE 1", "nextval('s1')")};
+  const Layout none;
+  run_bulk(ca, items, none, o.reps, "(i) server A");
+  // 1 and 4 sessions (the SQL edition, and nextval() CACHE 1 for context),
+  // the four runs of a repetition in rotating order.
+  std::map<std::string, std::map<int, std::vector<double>>> sess;
+  const std::vector<std::pair<std::string, std::string>> exprs = {{"sql", kSqlNextval},
+                                                                  {"s1", "nextval('s1')"}};
+  for (long rep = 0; rep < o.reps; ++rep) {
+    std::fprintf(stderr, "  (i) sessions: rep %ld/%ld\n", rep + 1, o.reps);
+    for (size_t i = 0; i < 4; ++i) {
+      const size_t j = (i + static_cast<size_t>(rep)) % 4;
+      const auto &e = exprs[j / 2];
+      const int k = (j % 2) == 0 ? 1 : 4;
+      sess[e.first][k].push_back(sessions_rate(o.conn_a, e.second, k, n));
+    }
+  }
+  // One id per round trip.
+  std::map<std::string, std::vector<double>> rt;
+  for (long rep = 0; rep < o.reps; ++rep) {
+    long peak = -1;
+    for (int k = 0; k < 2; ++k) {
+      const bool is_sql = (k == 0) == ((rep % 2) == 0);
+      rt[is_sql ? "sql" : "s1"].push_back(round_trip_run(
+          o.conn_a, 1, std::string("SELECT ") + (is_sql ? kSqlNextval : "nextval('s1')"),
+          o.rt_seconds, peak));
+    }
+  }
+
+  std::printf("## (i) The SQL edition, server A\n\n");
+  std::printf(
+      "One backend, `SELECT count(x) FROM (SELECT <expr> x FROM generate_series(1, %lld)) s`:\n\n",
+      n);
+  print_rates(items);
+  const std::vector<double> r1 = paired_ratio(find_item(items, "nextval('s1')  CACHE 1").ns_per_id,
+                                              find_item(items, kSqlNextval).ns_per_id);
+  std::printf("ids/s of `%s` ÷ ids/s of `nextval('s1')` CACHE 1 (paired): %s\n\n", kSqlNextval,
+              spread(r1, 3).c_str());
+  std::printf(
+      "Sessions together, %lld ids split between them, one bulk query each, M ids/s:\n\n"
+      "| sessions | SQL edition | ÷ 1 session (paired) | nextval() CACHE 1 | ÷ 1 session "
+      "(paired) |\n|---|---|---|---|---|\n",
+      n);
+  std::vector<double> sql4, s14;
+  for (int k : {1, 4}) {
+    const auto &a = sess["sql"][k];
+    const auto &b = sess["s1"][k];
+    const std::vector<double> ra = paired_ratio(a, sess["sql"][1]);
+    const std::vector<double> rb = paired_ratio(b, sess["s1"][1]);
+    std::vector<double> am, bm;
+    for (double x : a) am.push_back(x / 1e6);
+    for (double x : b) bm.push_back(x / 1e6);
+    std::printf("| %d | %s | %s | %s | %s |\n", k, spread(am, 2).c_str(), spread(ra, 3).c_str(),
+                spread(bm, 2).c_str(), spread(rb, 3).c_str());
+    if (k == 4) {
+      sql4 = ra;
+      s14 = rb;
+    }
+  }
+  const std::vector<double> rrt = paired_ratio(rt["sql"], rt["s1"]);
+  std::printf(
+      "\nOne id per round trip (prepared, autocommit, 1 client, %.1f s per run): `SELECT %s` "
+      "%s tps, `SELECT nextval('s1')` %s tps, ratio (paired) %s\n\n",
+      o.rt_seconds, kSqlNextval, spread(rt["sql"], 0).c_str(), spread(rt["s1"], 0).c_str(),
+      spread(rrt, 3).c_str());
+  ratios.push_back({"(i) A: SQL edition ids/s ÷ nextval() CACHE 1 ids/s, one backend", median(r1),
+                    "≥ 0.5", true, 0.5});
+  ratios.push_back(
+      {"(i) A: SQL edition ids/s, 4 sessions ÷ 1 session", median(sql4), "≥ 1.0", true, 1.0});
+  ratios.push_back(
+      {"(i) A: nextval() CACHE 1 ids/s, 4 sessions ÷ 1 session", median(s14), "", true, 0});
+  ratios.push_back({"(i) A: round trips tps SQL edition ÷ nextval() CACHE 1, 1 client",
+                    median(rrt), "", true, 0});
+  std::fflush(stdout);
+}
+
 int bench(const Options &o) {
   const std::vector<int> counts = {1, 2, 8};
   std::printf("# sf_bench: snowflake vs the alternatives (%s mode)\n\n",
@@ -1130,6 +1252,8 @@ int bench(const Options &o) {
         "one load per key type, so the rates are single measurements.)\n\n");
     std::fflush(stdout);
   }
+
+  if (o.run_sql) run_sql_edition(o, ca, ratios);
 
   const char *counters =
       "SELECT ids_issued, sequence_exhaustions, durable_writes FROM snowflake_status";

@@ -7,7 +7,8 @@
 #
 #   sf_citus_tarball CHECKOUT     -> path of the newest citus-*.tar.gz, or a
 #                                    message on stderr and non-zero
-#                                    (sf_citus_dirs: where it looks)
+#                                    (sf_citus_dirs: where it looks; the
+#                                    lookup is thirdparty.sh's)
 #   sf_citus_ensure ROOT V TARBALL  builds and installs Citus into the root's
 #                                   PostgreSQL V (first use), or finds it
 #                                   there; 0 if usable
@@ -23,35 +24,12 @@
 # What building Citus needs inside the root besides the PostgreSQL headers.
 SF_CITUS_BUILD_PACKAGES="gcc make libssl-dev libcurl4-openssl-dev liblz4-dev libzstd-dev libicu-dev"
 
-# Where the tarball may be: SNOWFLAKE_THIRDPARTY_DIR; ../shared/thirdparty
-# next to the checkout; and, for a clone made from a local checkout (a clean
-# clone for CI), ../shared/thirdparty next to the checkout it was cloned
-# from.
-sf_citus_dirs() {
-    local checkout=$1 origin
-    if [ -n "${SNOWFLAKE_THIRDPARTY_DIR:-}" ]; then
-        echo "$SNOWFLAKE_THIRDPARTY_DIR"
-        return
-    fi
-    echo "$checkout/../shared/thirdparty"
-    origin=$(git -C "$checkout" config --get remote.origin.url 2>/dev/null || true)
-    [ -n "$origin" ] && [ -d "$origin" ] && echo "$origin/../shared/thirdparty"
-}
+# The tarball is found where every third-party source is (thirdparty.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/thirdparty.sh"
 
-sf_citus_tarball() {
-    local checkout=$1 dir t
-    while read -r dir; do
-        t=$(printf '%s\n' "$dir"/citus-*.tar.gz | sort -V | tail -n 1)
-        if [ -f "$t" ]; then
-            readlink -f "$t"
-            return 0
-        fi
-    done < <(sf_citus_dirs "$checkout")
-    echo "the Citus source is missing: no citus-*.tar.gz in $(sf_citus_dirs "$checkout" | tr '\n' ' ')" >&2
-    echo "(the Citus suite builds its servers from ../shared/thirdparty next to the" \
-        "checkout; set SNOWFLAKE_THIRDPARTY_DIR to use another directory)" >&2
-    return 1
-}
+sf_citus_dirs() { sf_thirdparty_dirs "$1"; }
+
+sf_citus_tarball() { sf_thirdparty_tarball "$1" 'citus-*.tar.gz' Citus; }
 
 sf_citus_ensure() {
     local r=$1 v=$2 tarball=$3 sha pgver want stamp=$1/etc/snowflake-citus-pg$2 start=$SECONDS

@@ -24,11 +24,13 @@ SF_DEMO_PACKAGES="make g++ rsync postgresql-$PG_MAJOR postgresql-server-dev-$PG_
 # What the test suite needs on top: the test toolchain, debootstrap for the
 # Debian roots of PostgreSQL 17 and 18 and the package roots
 # (test/lib/pgroot.sh), dpkg-dev to unpack PostgreSQL's source package
-# (test/lib/pgsource.sh), pgaudit for the tests beside other extensions, and
-# pg_buildext (postgresql-server-dev-all) for the check of debian/control.
+# (test/lib/pgsource.sh), pgaudit for the tests beside other extensions,
+# pg_buildext (postgresql-server-dev-all) for the check of debian/control, and
+# flex, bison and libkrb5-dev to build pg_tle for the SQL edition's suite
+# (test/lib/pgtle.sh).
 SF_TEST_PACKAGES="clang-14 llvm-14 libclang-rt-14-dev valgrind postgresql-contrib libpqxx-dev
     libgtest-dev libipc-run-perl faketime procps git unzip debootstrap python3 gdb dpkg-dev
-    postgresql-$PG_MAJOR-pgaudit postgresql-server-dev-all"
+    postgresql-$PG_MAJOR-pgaudit postgresql-server-dev-all flex bison libkrb5-dev"
 
 # sf_install_deps [demo]: installs what the tests (or only the demo) need,
 # on Debian 12, as root.

@@ -47,6 +47,8 @@ sf_root_packages() {
         "faketime rsync procps locales-all python3 gdb dpkg-dev postgresql-$1-pgaudit"
     # The Django client suite runs on 18 (Debian unstable's Django 5.2).
     [ "$1" != 18 ] || echo "python3-django python3-psycopg2"
+    # The SQL edition's suite builds pg_tle (12 to 17) on 17 (test/lib/pgtle.sh).
+    [ "$1" != 17 ] || echo "flex bison libkrb5-dev"
 }
 
 # Every mount below DIR, deepest first.

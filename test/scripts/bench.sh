@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The performance benchmark: starts two servers and runs sf_bench, which
 # measures snowflake_nextval() side by side with the floor, nextval() CACHE 1 /
-# CACHE 100 and gen_random_uuid() (see test/client/bench.cpp), then sf_sweep,
+# CACHE 100 and gen_random_uuid(), and the SQL edition's snowflake_nextval()
+# against nextval() CACHE 1 (see test/client/bench.cpp), then sf_sweep,
 # the same against a sweep of concurrent sessions (see test/client/sweep.cpp),
 # then test/scripts/time_bench.sh, time predicates on snowflake ids (a
 # one-day window asked four ways, on a table of its own server).
@@ -124,6 +125,12 @@ BEGIN
 END $$;
 SQL
 done
+
+# The SQL edition (docs/managed.md), on server A in a schema of its own (its
+# functions have the C extension's names), for sf_bench's section (i).
+make -s -C "$HERE/../.." sql-edition DISTDIR="$DIR/dist" >/dev/null
+sf_psql "$DIR_A" -d postgres -c 'CREATE SCHEMA sqled' -c 'SET search_path = sqled' \
+    -f "$DIR/dist/snowflake_sql.sql" -c 'SELECT sqled.snowflake_configure(worker_id => 2)' >/dev/null
 
 CMD="bash test/scripts/bench.sh $ARGS"
 # Which build was measured: the installed library changes as the code does.

@@ -13,6 +13,7 @@ An HTML comment on the line before a fence (invisible once rendered) says how
 to run the block:
 
     <!-- doctest: server=NAME db=NAME user=NAME verbose vary=id,ts retry=10 -->
+    <!-- doctest: server=NAME sql-edition -->     (the SQL edition installed first)
     <!-- doctest: conf server=NAME -->          (before a postgresql.conf block)
     <!-- doctest: start-fails conf="snowflake.worker_id = 32" -->
     <!-- doctest: skip="why it cannot run" -->
@@ -40,6 +41,9 @@ to run the block:
                 `conf="line"` lines (on top of server NAME's) refuses to start:
                 its lines must appear in the log, in order.
   since=N       run only on PostgreSQL N and later (counted as skipped before).
+  sql-edition   the database has the SQL edition (docs/managed.md): the plain
+                script that `make sql-edition` makes is run into it, as the
+                block's user, before the first such block.
   skip="why"    not run; the reason is required.
   file=PATH     not run here: another suite extracts the block verbatim.
 
@@ -74,7 +78,7 @@ NAMED_VARY = {
     "word": r"[A-Za-z0-9_]+",
 }
 KNOWN_KEYS = {"server", "db", "user", "verbose", "vary", "retry", "conf", "start-fails", "skip",
-              "file", "since"}
+              "file", "since", "sql-edition"}
 
 
 class DocError(Exception):
@@ -227,6 +231,7 @@ class Servers:
         self.names = {}                  # name -> (dir, port)
         self.started = set()
         self.databases = set()
+        self.sql_edition = set()         # (server, db) with the SQL edition installed
         self.as_root = os.geteuid() == 0
 
     def cmd(self, args):
@@ -287,11 +292,16 @@ class Servers:
         self.started.add(name)
         return d, port
 
-    def psql(self, name, db, user, text, verbose):
-        d, port = self.ensure(name)
+    def ensure_db(self, name, db):
+        """A page's own database (doc_...) is made fresh on first use."""
+        self.ensure(name)
         if (name, db) not in self.databases and db.startswith("doc_"):
             self.sql(name, "postgres", f'DROP DATABASE IF EXISTS "{db}"', f'CREATE DATABASE "{db}"')
             self.databases.add((name, db))
+
+    def psql(self, name, db, user, text, verbose):
+        d, port = self.ensure(name)
+        self.ensure_db(name, db)
         args = [os.path.join(self.bindir, "psql"), "-X", "-a", "-q", "-h", d, "-p", str(port),
                 "-U", user, "-d", db, "-P", "pager=off", "-v", "SHOW_CONTEXT=never"]
         if verbose:
@@ -302,6 +312,24 @@ class Servers:
         if verbose:
             out = "\n".join(l for l in out.split("\n") if not l.startswith("LOCATION:"))
         return out
+
+    def install_sql_edition(self, name, db, user):
+        """The SQL edition's plain script, made by `make sql-edition`, run into
+        the database once."""
+        if (name, db) in self.sql_edition:
+            return
+        dist = os.path.join(self.work, "dist")
+        r = subprocess.run(["make", "-s", "-C", ROOT, "sql-edition", "DISTDIR=" + dist],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise DocError(f"make sql-edition failed: {r.stderr}")
+        d, port = self.ensure(name)
+        r = self.run([os.path.join(self.bindir, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                      "-h", d, "-p", str(port), "-U", user, "-d", db,
+                      "-f", os.path.join(dist, "snowflake_sql.sql")])
+        if r.returncode != 0:
+            raise DocError(f"installing the SQL edition failed: {r.stderr}")
+        self.sql_edition.add((name, db))
 
     def sql(self, name, db, *statements):
         d, port = self.ensure(name)
@@ -407,6 +435,9 @@ def main():
                     db = o.get("db", "doc_" + stem)
                     text = servers.rewrite_hosts(b.text)
                     expected = text
+                    if "sql-edition" in o:
+                        servers.ensure_db(server, db)
+                        servers.install_sql_edition(server, db, o.get("user", "postgres"))
                     deadline = time.time() + float(o.get("retry", 0))
                     while True:
                         got = servers.psql(server, db, o.get("user", "postgres"),
