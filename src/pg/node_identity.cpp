@@ -2,6 +2,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "../core/id_path.hpp"
 #include "../core/id_word.hpp"
 #include "node_identity.hpp"
 #include "settings.hpp"
@@ -17,11 +18,25 @@ namespace sfpg {
 
 namespace {
 
+// The id word's atomic operations, for snowflake::switch_identity.
+struct SharedWord {
+    pg_atomic_uint64 *word;
+    uint64_t load() { return pg_atomic_read_u64(word); }
+    bool cas(uint64_t *expected, uint64_t desired) {
+        uint64 e = *expected;
+        const bool ok = pg_atomic_compare_exchange_u64(word, &e, desired);
+        *expected = e;
+        return ok;
+    }
+};
+
 // Sets the identity ids are issued under; the caller holds the lock (or is
-// the postmaster initialising shared memory).  A change of node retires the
-// id word's millisecond after publishing the new node: an add or swap that
-// another process prepared under the old node then fails, and its retry
-// reads the new one (core/id_path.hpp).
+// the postmaster initialising shared memory).  A change of node publishes
+// the new node and retires the id word around it
+// (snowflake::switch_identity): an add or swap that another process
+// prepared under the old node then fails, and its retry reads the new one
+// (core/id_path.hpp).  Every fetch-and-add in flight may still land on the
+// word: snowflake::word_after_identity_change leaves room for them.
 void set_identity(SharedState *s, int datacenter_id, int worker_id, IdentitySource source) {
     IdentityShared &id = s->identity;
     id.datacenter_id = datacenter_id;
@@ -30,13 +45,10 @@ void set_identity(SharedState *s, int datacenter_id, int worker_id, IdentitySour
     const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
     if (static_cast<int64>(pg_atomic_read_u64(&s->node)) == node)
         return;
-    pg_atomic_write_u64(&s->node, static_cast<uint64>(node));
-    // The swap is a full barrier: the new node is visible before the word
-    // changes.  The fast path reads the node after the word.
-    uint64 w = pg_atomic_read_u64(&s->word);
-    while (!pg_atomic_compare_exchange_u64(&s->word, &w,
-                                           snowflake::word_after_identity_change(g_layout, w))) {
-    }
+    SharedWord word{&s->word};
+    (void)snowflake::switch_identity(
+        word, [s, node] { pg_atomic_write_u64(&s->node, static_cast<uint64>(node)); }, g_layout,
+        -1, s->use_fetch_add ? s->n_counters : 0);
 }
 
 void warn_kept(const char *name, int kept, int default_value) {
