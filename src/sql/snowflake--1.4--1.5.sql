@@ -796,8 +796,9 @@ BEGIN
                 RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
                                 quote_ident(v_col), v_tab, v_since
                     USING ERRCODE = '55000',
-                          DETAIL = format('%s rows spill into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
-                                          v_spilled, v_max_spill, 1::bigint << v_seq_bits),
+                          DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
+                                          v_spilled, CASE WHEN v_spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
+                                          v_max_spill, 1::bigint << v_seq_bits),
                           HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
             END IF;
         END IF;
@@ -999,8 +1000,9 @@ BEGIN
                     RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
                                     quote_ident(v_col), v_tab, v_since
                         USING ERRCODE = '55000',
-                              DETAIL = format('%s rows spill into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
-                                              v_spilled, v_max_spill, 1::bigint << v_seq_bits),
+                              DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
+                                              v_spilled, CASE WHEN v_spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
+                                              v_max_spill, 1::bigint << v_seq_bits),
                               HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
                 END IF;
                 -- Rows are updated in ranges of old keys: a new key must not
