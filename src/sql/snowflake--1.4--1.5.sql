@@ -91,9 +91,9 @@ COMMENT ON FUNCTION @extschema@.snowflake_make_id(timestamptz, integer, integer,
 -- order the rows by (time, old key), and every column that references the
 -- key is rewritten in the same transaction.  The ids carry this node's
 -- identity and only times before snowflake_status.identity_since, so none
--- can be an id this node issues.  Rows are updated in batches of pages, with
--- NOTICEs of progress on big tables; an error or a cancel leaves everything
--- as it was.  Redefined with the new parameter last, so that every call of
+-- can be an id this node issues.  Rows are updated column by column in
+-- ranges of old keys, with NOTICEs of progress on big tables; an error or a
+-- cancel leaves everything as it was.  Redefined with the new parameter last, so that every call of
 -- 1.4 means what it meant.
 -- ===========================================================================
 DROP FUNCTION @extschema@.snowflake_convert_column(regclass, name, boolean, boolean);
@@ -148,7 +148,9 @@ DECLARE
     v_max bigint;
     v_stmts text[] := ARRAY[]::text[];
     -- What each statement is, where it is not simply run: 'map' (the new
-    -- keys: checked once made), 'update:<relid>' (run in batches of pages).
+    -- keys: checked once made), 'ranges:<relid>' (an UPDATE run in ranges of
+    -- old keys), 'whole:<relid>' (an UPDATE run at once), 'fk' (a foreign key
+    -- added again: announced on big tables).
     v_kinds text[] := ARRAY[]::text[];
     -- ------------------------------------------- re-keying (time_column)
     v_rekey boolean := time_column IS NOT NULL;
@@ -197,7 +199,6 @@ DECLARE
     v_max_old bigint;           -- the largest key to re-key
     v_bounds bigint[];          -- the ranges of old keys the updates run in: [b1, b2), [b2, b3), ...
     v_nstmts integer;
-    v_stmt_no integer;
 BEGIN
     -- ---------------------------------------------------------------- inputs
     IF table_name IS NULL OR column_name IS NULL OR dry_run IS NULL OR drop_sequence IS NULL THEN
@@ -870,7 +871,7 @@ BEGIN
         v_stmts := v_stmts || format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;', v_tab, v_col);
     END IF;
     -- Re-keying rewrites the keys and the columns that reference them
-    -- together, in batches: their foreign keys are dropped first and added
+    -- together, in ranges: their foreign keys are dropped first and added
     -- again at the end, which checks every row once (per-row checks of each
     -- updated key would probe the referencing table, index or not, for every
     -- row).  Before any widening, so that it does not check them too.
@@ -1033,10 +1034,8 @@ BEGIN
                     v_progress := cardinality(v_bounds) > 2;
                     v_units_done := 0;
                     v_done_rows := 0;
-                    v_stmt_no := 0;
                     v_t0 := clock_timestamp();
                 END IF;
-                v_stmt_no := v_stmt_no + 1;
                 IF v_kinds[j] LIKE 'whole:%' THEN
                     IF v_progress THEN
                         RAISE NOTICE 're-keying %: updating % in one statement (no index starts with its column)',
