@@ -41,4 +41,25 @@ SELECT count(*) FROM snowflake_generate(-1);
 SELECT count(*) FROM snowflake_generate(1000001);
 SELECT count(*) FROM snowflake_generate(NULL);
 
+-- snowflake_generate() issues its ids a block at a time, when the block's
+-- first row is produced: the block's ids are issued then, together, above
+-- every id issued before.  Read through a cursor (in the select list, where
+-- rows are made one at a time; in FROM they are all made at the first
+-- fetch), a row produced after an id issued meanwhile (here, by this
+-- session's snowflake_nextval()) belongs to the block issued before that id:
+-- the first row is below it.  The rows are increasing, and above every id
+-- issued before the cursor opened.
+SELECT snowflake_nextval() AS before_cursor \gset
+BEGIN;
+DECLARE c NO SCROLL CURSOR FOR SELECT snowflake_generate(3) AS x;
+FETCH 1 FROM c \gset first_
+SELECT snowflake_nextval() AS meanwhile \gset
+FETCH 1 FROM c \gset second_
+FETCH 1 FROM c \gset third_
+SELECT :first_x > :before_cursor AS first_above_earlier_ids,
+       :first_x < :meanwhile AS first_below_the_id_issued_after_its_block,
+       :first_x < :second_x AND :second_x < :third_x AS increasing,
+       :meanwhile NOT IN (:second_x, :third_x) AS distinct_from_the_rows;
+COMMIT;
+
 DROP TABLE ev;

@@ -12,7 +12,23 @@ SET snowflake.epoch = '0';
 SET snowflake.sequence_bits = 16;
 SET snowflake.clock_backward_policy = 'error';
 SET LOCAL snowflake.worker_id = 3;
+SET snowflake.worker_id TO DEFAULT;
+RESET snowflake.worker_id;
+SET Snowflake.Worker_Id = 3;
+BEGIN;
+SET LOCAL snowflake.registry = '';
+ROLLBACK;
+-- set_config() gets PostgreSQL's message alone (it is no statement).
 SELECT set_config('snowflake.worker_id', '3', false);
+-- A setting that sessions may change is left to PostgreSQL.
+SET snowflake.time_predicates = off;
+RESET snowflake.time_predicates;
+
+-- ALTER SYSTEM of an identity out of range names the range of the layout,
+-- below -1 too (nothing is written).
+ALTER SYSTEM SET snowflake.worker_id = -5;
+ALTER SYSTEM SET snowflake.worker_id = 32;
+ALTER SYSTEM SET snowflake.datacenter_id = -1;
 
 -- The prefix is reserved: typos are errors, not silent placeholders.
 SET snowflake.typo = 1;
@@ -21,3 +37,6 @@ SET snowflake.worker = 1;
 -- ALTER ROLE / ALTER DATABASE cannot pin another identity either.
 ALTER ROLE CURRENT_USER SET snowflake.worker_id = 3;
 ALTER DATABASE contrib_regression SET snowflake.worker_id = 3;
+ALTER ROLE CURRENT_USER SET snowflake.epoch = '0';
+-- Their RESET succeeds, as in PostgreSQL (there is nothing to remove).
+ALTER ROLE CURRENT_USER RESET snowflake.worker_id;

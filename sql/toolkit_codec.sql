@@ -92,6 +92,19 @@ SELECT snowflake_decode('ffffffffffffffff', 'hex');
 SELECT snowflake_decode('10000000000000000', 'hex');
 SELECT snowflake_decode(repeat('z', 1000000));
 
+-- Text that is not in the format asked for but reads as a decimal id or as
+-- hex: the HINT says how to read it.
+SELECT snowflake_decode('910499571847892992');
+SELECT snowflake_decode('910499571847892992', 'base32');
+SELECT snowflake_decode('9223372036854775807', 'hex');
+SELECT snowflake_decode('0ca2be895c239000');
+SELECT snowflake_decode('0CA2BE895C239000', 'base32');
+-- What the hints suggest gives the id.
+SELECT '910499571847892992'::bigint AS decimal, snowflake_decode('0ca2be895c239000', 'hex') AS hex;
+-- No hint for what is neither (above 2^63-1 as decimal; hex that overflows).
+SELECT snowflake_decode('9223372036854775808');
+SELECT snowflake_decode('ffffffffffffffffff');
+
 -- An empty string (or only hyphens in base32): ERROR (22P02).
 SELECT snowflake_decode('');
 \echo :LAST_ERROR_SQLSTATE

@@ -107,10 +107,10 @@ struct AttemptResult {
 //               step backwards);
 //   identity()  the NodeView: after the clock, so that the identity an id
 //               carries was in force at a moment no earlier than the id's
-//               timestamp.  An identity change also retires the word
-//               (word_after_identity_change), so an add or swap prepared
-//               under the old identity fails: no id of the old identity is
-//               issued once the change is complete.
+//               timestamp.  An identity change also fences and retires the
+//               word (switch_identity), so an add or swap prepared under the
+//               old identity fails: no id of the old identity is issued once
+//               the change is complete.
 // With use_fetch_add (see
 // fetch_add_safe) a single id is taken with one fetch-and-add; batches and
 // moves use compare-and-swap.  Retry: another process changed the word
@@ -146,6 +146,35 @@ AttemptResult try_fast(Word &word, Clock &&clock, Identity &&identity, const Lay
         break;
     }
     return AttemptResult{Attempt::Slow, 0, 0, 0};
+}
+
+// Changing the node identity ids are issued under, as the one process that
+// changes it does (holding the generator lock, so that no slow path runs
+// meanwhile), in three steps:
+//   1. fence: the word moves to a used-up word at `fence_ms` or later
+//      (word_after_identity_change), so that an add or swap another process
+//      prepared on an earlier word fails even if that process then reads
+//      the new identity;
+//   2. publish(): the new node becomes what the fast path reads;
+//   3. retire: the word moves once more, so that an add or swap prepared
+//      under the old node (read before step 2) fails.
+// Afterwards every id of the new identity is in a millisecond after
+// fence_ms, and no id of the old one is issued any more: every id it has
+// carries the returned word's millisecond or an earlier one.  max_adders: as
+// for word_after_identity_change.
+template <typename Word, typename Publish>
+uint64_t switch_identity(Word &word, Publish &&publish, const Layout &l, int64_t fence_ms,
+                         int64_t max_adders) {
+    uint64_t w = word.load();
+    uint64_t next = word_after_identity_change(l, w, max_adders, fence_ms);
+    while (!word.cas(&w, next))
+        next = word_after_identity_change(l, w, max_adders, fence_ms);
+    publish();
+    w = word.load();
+    next = word_after_identity_change(l, w, max_adders);
+    while (!word.cas(&w, next))
+        next = word_after_identity_change(l, w, max_adders);
+    return next;
 }
 
 // The slow path, called with the generator lock held: next_ids() on the

@@ -71,18 +71,41 @@ inline uint64_t word_used_up(const Layout &l, int64_t ms) {
     return word_pack(l, ms < 0 ? 0 : ms, 0, static_cast<uint64_t>(l.max_sequence()) + 1);
 }
 
-// The word after the node identity changed: the word's millisecond counts as
-// used up for every node, and the word is larger than before whenever it was
-// not used up already, so that an add or swap another process prepared under
-// the old identity fails and that process decides again.  The node bits are
-// all ones and the counter one past the last sequence number: every word of
-// the millisecond that can still take an id is below it, and a fetch-and-add
-// on it takes nothing (the same bound as fetch_add_safe applies).
-inline uint64_t word_after_identity_change(const Layout &l, uint64_t w) {
+// The word after the node identity changed, or a fence before it changes:
+// strictly greater than `w`, at millisecond `min_ms` or later, with that
+// millisecond used up for every node, so that
+//   - an add or swap another process prepared on `w` (or earlier) fails, and
+//     that process decides again under the identity in force;
+//   - a fetch-and-add on it takes nothing.
+// The node bits are all ones and the counter one past the last sequence
+// number: every word of the millisecond that can still take an id is below
+// it.  A word already that high (the all-ones identity with its millisecond
+// used up, or a word retired before in the same millisecond) gets its
+// counter bumped by one, as long as the adds that may still land on the
+// word -- at most one per process that can take ids with fetch-and-add,
+// `max_adders` (0 in compare-and-swap mode) -- cannot carry out of the
+// counter; otherwise it moves to the next millisecond, used up.  Only the
+// lifetime's last millisecond, used up to the full counter, stays as it is:
+// no id can ever be taken from it, so nothing prepared on it can succeed.
+inline uint64_t word_after_identity_change(const Layout &l, uint64_t w, int64_t max_adders,
+                                           int64_t min_ms = -1) {
     const int64_t all_nodes = ((int64_t{1} << l.timestamp_shift()) - 1) & ~l.max_sequence();
-    const uint64_t retired =
-        word_pack(l, word_ms(l, w), all_nodes, static_cast<uint64_t>(l.max_sequence()) + 1);
-    return retired > w ? retired : w;
+    const uint64_t used_up = static_cast<uint64_t>(l.max_sequence()) + 1;
+    const int64_t ms = word_ms(l, w);
+    if (min_ms > l.max_timestamp())
+        min_ms = l.max_timestamp();
+    if (min_ms > ms)
+        return word_pack(l, min_ms, all_nodes, used_up);
+    const uint64_t retired = word_pack(l, ms, all_nodes, used_up);
+    if (retired > w)
+        return retired;
+    const uint64_t counter_max = (uint64_t{1} << (l.sequence_bits + 1)) - 1;
+    const uint64_t adders = max_adders > 0 ? static_cast<uint64_t>(max_adders) : 0;
+    if (word_counter(l, w) + 1 + adders <= counter_max)
+        return w + 1;
+    if (ms < l.max_timestamp())
+        return word_pack(l, ms + 1, all_nodes, used_up);
+    return w;
 }
 
 // Whether up to `max_processes` processes may take ids with fetch-and-add

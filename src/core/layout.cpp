@@ -42,24 +42,48 @@ bool decompose(const Layout &layout, int64_t id, IdParts *out) {
     return true;
 }
 
-bool compose_checked(const Layout &layout, int64_t unix_ms, int64_t datacenter_id,
-                     int64_t worker_id, int64_t sequence, int64_t *out) {
+const char *compose_error_text(ComposeError e) {
+    switch (e) {
+    case ComposeError::None:
+        return "valid";
+    case ComposeError::BeforeEpoch:
+        return "the time is before the epoch";
+    case ComposeError::PastLifetime:
+        return "the time is past the end of the layout's lifetime";
+    case ComposeError::DatacenterOutOfRange:
+        return "datacenter_id does not fit the layout";
+    case ComposeError::WorkerOutOfRange:
+        return "worker_id does not fit the layout";
+    case ComposeError::SequenceOutOfRange:
+        return "sequence does not fit the layout";
+    }
+    return "unknown compose error";
+}
+
+ComposeError compose_parts(const Layout &layout, int64_t unix_ms, int64_t datacenter_id,
+                           int64_t worker_id, int64_t sequence, int64_t *out) {
     // Subtract in unsigned arithmetic: with unix_ms >= epoch_ms the difference
     // is exact there, while the signed subtraction could overflow.
     if (unix_ms < layout.epoch_ms)
-        return false;
+        return ComposeError::BeforeEpoch;
     const uint64_t ts = static_cast<uint64_t>(unix_ms) - static_cast<uint64_t>(layout.epoch_ms);
     if (ts > static_cast<uint64_t>(layout.max_timestamp()))
-        return false;
+        return ComposeError::PastLifetime;
     if (datacenter_id < 0 || datacenter_id > layout.max_datacenter_id())
-        return false;
+        return ComposeError::DatacenterOutOfRange;
     if (worker_id < 0 || worker_id > layout.max_worker_id())
-        return false;
+        return ComposeError::WorkerOutOfRange;
     if (sequence < 0 || sequence > layout.max_sequence())
-        return false;
+        return ComposeError::SequenceOutOfRange;
     *out = layout.compose(static_cast<int64_t>(ts), layout.node_bits(datacenter_id, worker_id),
                           sequence);
-    return true;
+    return ComposeError::None;
+}
+
+bool compose_checked(const Layout &layout, int64_t unix_ms, int64_t datacenter_id,
+                     int64_t worker_id, int64_t sequence, int64_t *out) {
+    return compose_parts(layout, unix_ms, datacenter_id, worker_id, sequence, out) ==
+           ComposeError::None;
 }
 
 bool min_id_for_ms(const Layout &layout, int64_t unix_ms, int64_t *out) {

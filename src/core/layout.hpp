@@ -79,8 +79,26 @@ struct IdParts {
 // Decodes a non-negative id.  Returns false for a negative id.
 bool decompose(const Layout &layout, int64_t id, IdParts *out);
 
-// Compose from parts, range-checking each one.  Returns false if any part
-// does not fit the layout (ids never wrap).
+// Which part of an id did not fit the layout (compose_parts).
+enum class ComposeError {
+    None,
+    BeforeEpoch,           // unix_ms < epoch_ms
+    PastLifetime,          // the timestamp field would need more than timestamp_bits
+    DatacenterOutOfRange,  // outside 0 .. max_datacenter_id()
+    WorkerOutOfRange,      // outside 0 .. max_worker_id()
+    SequenceOutOfRange,    // outside 0 .. max_sequence()
+};
+
+// Short lowercase reason (static storage, never null).
+const char *compose_error_text(ComposeError e);
+
+// Compose from parts, range-checking each one in the order of the id's
+// fields (time, datacenter, worker, sequence) and naming the first that does
+// not fit; *out is written only on success.  Ids never wrap.
+ComposeError compose_parts(const Layout &layout, int64_t unix_ms, int64_t datacenter_id,
+                           int64_t worker_id, int64_t sequence, int64_t *out);
+
+// compose_parts, as a yes or no.
 bool compose_checked(const Layout &layout, int64_t unix_ms, int64_t datacenter_id,
                      int64_t worker_id, int64_t sequence, int64_t *out);
 

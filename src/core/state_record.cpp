@@ -11,6 +11,7 @@ namespace {
 
 constexpr const char *kHeaderV1 = "snowflake-state 1";  // a configured identity
 constexpr const char *kHeaderV2 = "snowflake-state 2";  // plus the registry claim's key
+constexpr const char *kHeaderV3 = "snowflake-state 3";  // plus the identity history
 constexpr const char *kNodeKeyName = "registry_node_key";
 
 // The fields in file order; the checksum line follows them.
@@ -18,6 +19,13 @@ constexpr const char *kKeys[] = {"mark_unix_ms",  "epoch_ms",    "datacenter_bit
                                  "worker_bits",   "sequence_bits", "datacenter_id",
                                  "worker_id"};
 constexpr int kNumKeys = sizeof(kKeys) / sizeof(kKeys[0]);
+
+// Version 3's identity history, after the fields above.
+constexpr const char *kHistoryKeys[] = {
+    "identity_since_unix_ms", "identity_not_before_unix_ms", "retired_datacenter_id",
+    "retired_worker_id",      "retired_since_unix_ms",       "retired_until_unix_ms",
+    "identities_complete"};
+constexpr int kNumHistoryKeys = sizeof(kHistoryKeys) / sizeof(kHistoryKeys[0]);
 
 void to_values(const StateRecord &r, int64_t *v) {
     v[0] = r.mark_unix_ms;
@@ -37,6 +45,30 @@ void from_values(const int64_t *v, StateRecord *r) {
     r->layout.sequence_bits = static_cast<int>(v[4]);
     r->datacenter_id = v[5];
     r->worker_id = v[6];
+}
+
+void history_to_values(const IdentityHistory &h, int64_t *v) {
+    v[0] = h.since_unix_ms;
+    v[1] = h.not_before_unix_ms;
+    v[2] = h.retired.datacenter_id;
+    v[3] = h.retired.worker_id;
+    v[4] = h.retired_since_unix_ms;
+    v[5] = h.retired_until_unix_ms;
+    v[6] = h.complete ? 1 : 0;
+}
+
+// False for values no writer produces: node ids outside int, a flag not 0/1.
+bool history_from_values(const int64_t *v, IdentityHistory *h) {
+    if (v[2] < -2147483648LL || v[2] > 2147483647LL || v[3] < -2147483648LL ||
+        v[3] > 2147483647LL || (v[6] != 0 && v[6] != 1))
+        return false;
+    h->since_unix_ms = v[0];
+    h->not_before_unix_ms = v[1];
+    h->retired = NodePair{v[2], v[3]};
+    h->retired_since_unix_ms = v[4];
+    h->retired_until_unix_ms = v[5];
+    h->complete = v[6] == 1;
+    return true;
 }
 
 // Reads one '\n'-terminated line starting at *pos.
@@ -65,10 +97,10 @@ bool key_value(const char *line, size_t len, const char *key, const char **value
 
 bool in_int_range(int64_t v) { return v >= -2147483648LL && v <= 2147483647LL; }
 
-// The version a header line names: 1, 2, or 0 if it is not ours.
+// The version a header line names: 1 to 3, or 0 if it is not ours.
 int header_version(const char *line, size_t len) {
-    const char *const headers[] = {kHeaderV1, kHeaderV2};
-    for (int i = 0; i < 2; i++)
+    const char *const headers[] = {kHeaderV1, kHeaderV2, kHeaderV3};
+    for (int i = 0; i < 3; i++)
         if (len == strlen(headers[i]) && memcmp(line, headers[i], len) == 0)
             return i + 1;
     return 0;
@@ -98,34 +130,36 @@ uint32_t crc32(const char *data, size_t len) {
 size_t format_state_record(const StateRecord &rec, char *buf, size_t buflen) {
     int64_t v[kNumKeys];
     to_values(rec, v);
+    int64_t hv[kNumHistoryKeys];
+    history_to_values(rec.history, hv);
     const size_t key_len = strnlen(rec.registry_node_key, sizeof rec.registry_node_key);
     const bool claimed = key_len > 0;
     if (claimed && !valid_node_key(rec.registry_node_key, key_len))
         return 0;
     size_t n = 0;
-    int w = snprintf(buf, buflen, "%s\n", claimed ? kHeaderV2 : kHeaderV1);
-    for (int i = 0; w > 0 && i < kNumKeys; i++) {
+    // Appends one formatted line; false once buf is full.
+    const auto line = [&](int w) {
+        if (w <= 0 || n + static_cast<size_t>(w) >= buflen)
+            return false;
         n += static_cast<size_t>(w);
-        if (n >= buflen)
+        return true;
+    };
+    if (buflen == 0 || !line(snprintf(buf, buflen, "%s\n", kHeaderV3)))
+        return 0;
+    for (int i = 0; i < kNumKeys; i++)
+        if (!line(snprintf(buf + n, buflen - n, "%s %lld\n", kKeys[i],
+                           static_cast<long long>(v[i]))))
             return 0;
-        w = snprintf(buf + n, buflen - n, "%s %lld\n", kKeys[i], static_cast<long long>(v[i]));
-    }
-    if (w > 0 && claimed) {
-        n += static_cast<size_t>(w);
-        if (n >= buflen)
+    for (int i = 0; i < kNumHistoryKeys; i++)
+        if (!line(snprintf(buf + n, buflen - n, "%s %lld\n", kHistoryKeys[i],
+                           static_cast<long long>(hv[i]))))
             return 0;
-        w = snprintf(buf + n, buflen - n, "%s %.*s\n", kNodeKeyName, static_cast<int>(key_len),
-                     rec.registry_node_key);
-    }
-    if (w <= 0)
+    if (claimed && !line(snprintf(buf + n, buflen - n, "%s %.*s\n", kNodeKeyName,
+                                  static_cast<int>(key_len), rec.registry_node_key)))
         return 0;
-    n += static_cast<size_t>(w);
-    if (n >= buflen)
+    if (!line(snprintf(buf + n, buflen - n, "crc32 %08x\n", crc32(buf, n))))
         return 0;
-    w = snprintf(buf + n, buflen - n, "crc32 %08x\n", crc32(buf, n));
-    if (w <= 0 || n + static_cast<size_t>(w) >= buflen)
-        return 0;
-    return n + static_cast<size_t>(w);
+    return n;
 }
 
 const char *record_error_text(RecordError e) {
@@ -133,7 +167,8 @@ const char *record_error_text(RecordError e) {
     case RecordError::None:
         return "valid";
     case RecordError::BadHeader:
-        return "does not start with \"snowflake-state 1\" or \"snowflake-state 2\"";
+        return "does not start with \"snowflake-state 1\", \"snowflake-state 2\" or "
+               "\"snowflake-state 3\"";
     case RecordError::BadLine:
         return "has a missing or malformed line";
     case RecordError::BadChecksum:
@@ -153,21 +188,38 @@ RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
     const int version = header_version(line, line_len);
     if (version == 0)
         return RecordError::BadHeader;
+    // One "key number" line.
+    const auto number = [&](const char *key, int64_t *value) {
+        const char *text;
+        size_t tlen;
+        return next_line(buf, len, &pos, &line, &line_len) &&
+               key_value(line, line_len, key, &text, &tlen) && parse_int64(text, tlen, value);
+    };
     int64_t v[kNumKeys];
-    for (int i = 0; i < kNumKeys; i++) {
-        const char *value;
-        size_t vlen;
-        if (!next_line(buf, len, &pos, &line, &line_len) ||
-            !key_value(line, line_len, kKeys[i], &value, &vlen) || !parse_int64(value, vlen, &v[i]))
+    for (int i = 0; i < kNumKeys; i++)
+        if (!number(kKeys[i], &v[i]))
             return RecordError::BadLine;
-    }
+    int64_t hv[kNumHistoryKeys];
+    if (version == 3)
+        for (int i = 0; i < kNumHistoryKeys; i++)
+            if (!number(kHistoryKeys[i], &hv[i]))
+                return RecordError::BadLine;
+    // The key line: always in version 2; in version 3 only for a claim, so
+    // the line after the numbers is either the key or the checksum.
     const char *node_key = nullptr;
     size_t node_key_len = 0;
-    if (version == 2 &&
-        (!next_line(buf, len, &pos, &line, &line_len) ||
-         !key_value(line, line_len, kNodeKeyName, &node_key, &node_key_len) ||
-         !valid_node_key(node_key, node_key_len)))
-        return RecordError::BadLine;
+    const size_t before_key = pos;
+    if (version >= 2 && next_line(buf, len, &pos, &line, &line_len) &&
+        key_value(line, line_len, kNodeKeyName, &node_key, &node_key_len)) {
+        if (!valid_node_key(node_key, node_key_len))
+            return RecordError::BadLine;
+    } else {
+        if (version == 2)
+            return RecordError::BadLine;
+        node_key = nullptr;
+        node_key_len = 0;
+        pos = before_key;
+    }
     const size_t body_len = pos;
     const char *value;
     size_t vlen;
@@ -181,9 +233,13 @@ RecordError parse_state_record(const char *buf, size_t len, StateRecord *out) {
     for (int i = 2; i < kNumKeys; i++)
         if (!in_int_range(v[i]))
             return RecordError::BadLayout;
+    IdentityHistory history = history_before_records(v[0]);
+    if (version == 3 && !history_from_values(hv, &history))
+        return RecordError::BadLine;
     from_values(v, out);
     memcpy(out->registry_node_key, node_key ? node_key : "", node_key_len);
     out->registry_node_key[node_key_len] = '\0';
+    out->history = history;
     const Layout &l = out->layout;
     if (validate_widths(l.datacenter_bits, l.worker_bits, l.sequence_bits) != LayoutError::None)
         return RecordError::BadLayout;

@@ -1,14 +1,18 @@
-// The durable state file's contents: the high-water mark and the epoch,
-// layout and node identity it was issued under, as checksummed text.
+// The durable state file's contents: the high-water mark, the epoch, layout
+// and node identity it was issued under, and what the node knows about the
+// identities it issued ids under (identity_history.hpp), as checksummed text.
 //
-// Two versions of the text exist.  Version 1 (a configured identity) has the
-// seven numeric lines; version 2 adds one line, registry_node_key, written
-// when the identity is a claim from snowflake.registry: the key the claim was
-// made under, so that a restart of that node (and only of that node) resumes
-// it.  An identity from the Citus group id (snowflake.citus_database) is
-// recorded the same way, under the key "citus:" followed by the node's key.
-// A version 1 file is never a registry claim.  Both are read; a node with
-// a configured identity keeps writing version 1.
+// Three versions of the text exist, all read:
+//   1  the seven numeric lines (a configured identity; before 1.3);
+//   2  version 1 plus registry_node_key, the key a claim from
+//      snowflake.registry (or an identity from the Citus group id, under
+//      "citus:" + the node's key) was made under, so that a restart of that
+//      node, and only of that node, resumes it (1.3 and 1.4);
+//   3  the numeric lines, then the identity history's seven numeric lines,
+//      then registry_node_key only for a claim (1.5 and later: the only
+//      version written).
+// A version 1 or 2 file carries no history: history_before_records() says
+// what it implies.
 //
 // Only (de)serialisation and the rules for configuration changes live here;
 // the PostgreSQL layer does the durable I/O (write temp, fsync, rename,
@@ -22,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "identity_history.hpp"
 #include "layout.hpp"
 
 namespace snowflake {
@@ -35,24 +40,27 @@ struct StateRecord {
     int64_t datacenter_id = 0;
     int64_t worker_id = -1;
     // Non-empty: (datacenter_id, worker_id) is this node key's claim from the
-    // registry (version 2).  Empty: a configured identity (version 1).
+    // registry or the Citus group.  Empty: a configured identity.
     char registry_node_key[kNodeKeyMaxLen + 1] = "";
+    // Version 3; for versions 1 and 2, history_before_records(mark_unix_ms).
+    IdentityHistory history;
 };
 
 // Whether a node key can be recorded: 1 to kNodeKeyMaxLen bytes, each a
 // printable ASCII character other than space.
 bool valid_node_key(const char *key, size_t len);
 
-// Big enough for any record.
+// Big enough for any record (a version 3 one with the longest key and
+// numbers is under 900 bytes).
 constexpr size_t kStateRecordMaxLen = 1024;
 
-// Writes the record as text into buf (NUL-terminated); returns its length,
-// or 0 if buf is too small or the node key is not valid_node_key.
+// Writes the record as version 3 text into buf (NUL-terminated); returns its
+// length, or 0 if buf is too small or the node key is not valid_node_key.
 size_t format_state_record(const StateRecord &rec, char *buf, size_t buflen);
 
 enum class RecordError {
     None,
-    BadHeader,    // not a snowflake state file, or an unknown version (1 and 2 are known)
+    BadHeader,    // not a snowflake state file, or an unknown version (1 to 3 are known)
     BadLine,      // a line is missing, misnamed or not a number
     BadChecksum,  // the content does not match its CRC-32
     BadLayout,    // the recorded widths are not a valid layout

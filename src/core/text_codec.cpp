@@ -183,4 +183,27 @@ DecodeError decode_id(const char *text, size_t len, TextFormat f, int64_t *out,
     return DecodeError::None;
 }
 
+OtherForm other_form(const char *text, size_t len, TextFormat tried) {
+    // Text that fits the format's width is most likely meant in it.
+    if (len <= encoded_width(tried))
+        return OtherForm::None;
+    bool digits = true;
+    uint64_t value = 0;
+    for (size_t i = 0; i < len && digits; i++) {
+        const char c = text[i];
+        if (c < '0' || c > '9' || value > (kMaxId - static_cast<uint64_t>(c - '0')) / 10)
+            digits = false;
+        else
+            value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (digits)
+        return OtherForm::Decimal;
+    int64_t id;
+    size_t pos;
+    if (tried != TextFormat::Hex &&
+        decode_id(text, len, TextFormat::Hex, &id, &pos) == DecodeError::None)
+        return OtherForm::Hex;
+    return OtherForm::None;
+}
+
 }  // namespace snowflake

@@ -72,4 +72,12 @@ EncodeError encode_id(int64_t id, TextFormat f, char *buf, size_t buflen, size_t
 DecodeError decode_id(const char *text, size_t len, TextFormat f, int64_t *out,
                       size_t *bad_pos);
 
+// What a text that did not decode in format `tried` more likely is, for a
+// hint that says how to read it: a decimal id ("910499571847892992", all
+// digits, at most 2^63-1), or hex (hex digits that decode as hex; never
+// suggested when hex was the format tried).  Decimal wins where both fit.
+// Only text longer than the format's own width is taken for another form.
+enum class OtherForm { None, Decimal, Hex };
+OtherForm other_form(const char *text, size_t len, TextFormat tried);
+
 }  // namespace snowflake

@@ -67,6 +67,24 @@ const char *alphabet_hint(snowflake::TextFormat f) {
     return "";
 }
 
+// A text that did not decode but reads as a decimal id or as hex: say so,
+// with the expression that reads it (every such text is under 40 bytes, so
+// it is quoted whole).  0 (no hint) otherwise.
+int other_form_hint(snowflake::TextFormat f, const char *s, int len) {
+    switch (snowflake::other_form(s, static_cast<size_t>(len), f)) {
+    case snowflake::OtherForm::Decimal:
+        return errhint("\"%.*s\" looks like a decimal id, which needs no decoding: "
+                       "'%.*s'::bigint.",
+                       len, s, len, s);
+    case snowflake::OtherForm::Hex:
+        return errhint("\"%.*s\" looks like hex: snowflake_decode('%.*s', 'hex').", len, s, len,
+                       s);
+    case snowflake::OtherForm::None:
+        break;
+    }
+    return 0;
+}
+
 [[noreturn]] void bad_encoded_text(snowflake::DecodeError e, snowflake::TextFormat f,
                                    const char *s, int len, size_t pos) {
     const char *fname = snowflake::text_format_name(f);
@@ -86,7 +104,8 @@ const char *alphabet_hint(snowflake::TextFormat f) {
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                         errmsg("%s snowflake id \"%.*s%s\" is out of range", fname, q.len, s,
                                q.ellipsis),
-                        errdetail("Snowflake ids are at most 9223372036854775807 (2^63-1).")));
+                        errdetail("Snowflake ids are at most 9223372036854775807 (2^63-1)."),
+                        other_form_hint(f, s, len)));
     ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                     errmsg("invalid %s snowflake id \"%.*s%s\"", fname, q.len, s, q.ellipsis),
                     errdetail("The text contains no digits.")));

@@ -1,4 +1,6 @@
-// SQL functions that issue ids: snowflake_nextval() and snowflake_generate(n).
+// SQL functions that issue ids: snowflake_nextval() and snowflake_generate(n);
+// and snowflake_lastval(), the last id snowflake_nextval() returned in this
+// session.
 #include "id_source.hpp"
 
 #include "firewall.hpp"
@@ -14,13 +16,37 @@ struct GenerateState {
     int64 total_left;  // ids still to return, including the block's
 };
 
+// The last id snowflake_nextval() returned in this process (this session's
+// backend; a parallel worker's own ids stay in the worker), as lastval()
+// keeps the last nextval().  Kept across rollbacks, as lastval() is: the id
+// was issued all the same.  snowflake_generate() leaves it alone: it hands
+// out a set, and a set read through a cursor has no "last" one yet.
+bool have_last_nextval = false;
+int64 last_nextval = 0;
+
 }  // namespace
 
 SNOWFLAKE_ENTRY(snowflake_nextval) {
     (void)fcinfo;
     int64_t id;
     sfpg::take_ids(1, &id);
+    last_nextval = id;
+    have_last_nextval = true;
     PG_RETURN_INT64(id);
+}
+
+SNOWFLAKE_ENTRY(snowflake_lastval) {
+    (void)fcinfo;
+    if (!have_last_nextval)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake_lastval is not yet defined in this session"),
+                        errdetail("snowflake_lastval() returns the last id that "
+                                  "snowflake_nextval() returned in this session, and it has not "
+                                  "been called yet; snowflake_generate() does not count."),
+                        errhint("Call it after snowflake_nextval(), or after an INSERT whose "
+                                "column default calls it; INSERT ... RETURNING id gives the ids "
+                                "directly.")));
+    PG_RETURN_INT64(last_nextval);
 }
 
 SNOWFLAKE_ENTRY(snowflake_generate) {

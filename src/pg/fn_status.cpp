@@ -31,6 +31,9 @@ enum StatusColumn {
     kDurableWrites,
     kLifetimeEnd,
     kIdentitySource,  // 1.4
+    kIdentitySince,   // 1.5
+    kRetiredIdentity,
+    kRetiredUntil,
     kNumColumns
 };
 
@@ -47,6 +50,7 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     LWLockAcquire(&s->lock, LW_SHARED);
     const snowflake::GeneratorState gen = s->gen;
     const uint64 durable_writes = s->durable_writes;
+    const int64 file_mark_unix = s->file_mark_unix_ms;
     LWLockRelease(&s->lock);
     const uint64 word = pg_atomic_read_u64(&s->word);
     // The lock-free path counts per process: sum the slots.
@@ -92,18 +96,37 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     const int64 word_ms = snowflake::word_ms(l, word);
     v[kBorrowedMs] = Int64GetDatum(word_ms > now ? word_ms - now : 0);
     // The mark in force: in the state file, or (on a standby, after redo)
-    // in the WAL.
-    const int64 mark = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    // in the WAL.  (The usable mark comes down to the last id at an identity
+    // change, until the next reservation; the file keeps the higher one.)
+    int64 mark = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    if (file_mark_unix >= 0 && file_mark_unix - l.epoch_ms > mark)
+        mark = file_mark_unix - l.epoch_ms;
     v[kDurableMark] = mark < 0 ? Datum(0) : sfpg::unix_ms_to_timestamptz(mark + l.epoch_ms);
     nulls[kDurableMark] = mark < 0;
     v[kDurableWrites] = Int64GetDatum(static_cast<int64>(durable_writes));
     // infinity for a layout whose lifetime runs past timestamptz's range.
     v[kLifetimeEnd] = sfpg::unix_ms_to_timestamptz_or_infinity(l.lifetime_end_unix_ms());
     v[kIdentitySource] = CStringGetTextDatum(sfpg::identity_source_name(id));
+    // What the node knows of the identities it issued ids under
+    // (core/identity_history.hpp): null where it cannot know.
+    const snowflake::IdentityHistory &h = id.history;
+    nulls[kIdentitySince] = !has_identity || h.since_unix_ms < 0;
+    v[kIdentitySince] = nulls[kIdentitySince] ? Datum(0)
+                                              : sfpg::unix_ms_to_timestamptz(h.since_unix_ms);
+    nulls[kRetiredIdentity] = h.retired.none();
+    nulls[kRetiredUntil] = h.retired.none();
+    if (!h.retired.none()) {
+        char text[32];
+        snprintf(text, sizeof text, "%lld/%lld", static_cast<long long>(h.retired.datacenter_id),
+                 static_cast<long long>(h.retired.worker_id));
+        v[kRetiredIdentity] = CStringGetTextDatum(text);
+        v[kRetiredUntil] = sfpg::unix_ms_to_timestamptz(h.retired_until_unix_ms);
+    }
     // An installation still at an older extension version declares fewer
-    // columns: fill those it has.
+    // columns (1.3: up to lifetime_end, 1.4: up to identity_source): fill
+    // those it has.
     if (tupdesc->natts > kNumColumns || tupdesc->natts < kIdentitySource)
-        elog(ERROR, "snowflake_status() declares %d columns, expected %d or %d", tupdesc->natts,
+        elog(ERROR, "snowflake_status() declares %d columns, expected %d to %d", tupdesc->natts,
              static_cast<int>(kIdentitySource), static_cast<int>(kNumColumns));
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
 }

@@ -1,9 +1,12 @@
 // Time <-> id: snowflake_timestamp(id) and the id bounds of a millisecond,
 // snowflake_min_id(ts) / snowflake_max_id(ts), each in a STABLE form (the
-// server's layout) and an IMMUTABLE form (the layout as arguments).
+// server's layout) and an IMMUTABLE form (the layout as arguments); and
+// snowflake_make_id(ts, datacenter_id, worker_id, sequence), the inverse of
+// snowflake_parse.
 //
 // Every time error here is SQLSTATE 22008 (datetime_field_overflow):
 // infinite timestamps, times before the epoch and times past the lifetime.
+// A node or sequence field that does not fit the layout is 22023.
 #include "../core/layout.hpp"
 
 #include "firewall.hpp"
@@ -112,4 +115,49 @@ SNOWFLAKE_ENTRY(snowflake_min_id_with_layout) {
 SNOWFLAKE_ENTRY(snowflake_max_id_with_layout) {
     const snowflake::Layout layout = sfpg::layout_from_args(fcinfo, 1);
     PG_RETURN_INT64(id_bound(layout, PG_GETARG_TIMESTAMPTZ(0), true));
+}
+
+namespace {
+
+[[noreturn]] void part_out_of_range(const char *part, int32 value, int64 max, const char *setting,
+                                    int bits) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("%s %d is out of range for a snowflake id", part, value),
+                    errdetail("Under this server's layout (%s = %d) %s is 0 to %lld.", setting,
+                              bits, part, static_cast<long long>(max))));
+    pg_unreachable();
+}
+
+}  // namespace
+
+// No uniqueness promise: the parts are the caller's, and nothing stops the
+// generator (of this node or of the node whose identity is given) from
+// issuing the same id.
+SNOWFLAKE_ENTRY(snowflake_make_id) {
+    const snowflake::Layout &layout = sfpg::server_layout();
+    const TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+    const int32 datacenter_id = PG_GETARG_INT32(1);
+    const int32 worker_id = PG_GETARG_INT32(2);
+    const int32 sequence = PG_GETARG_INT32(3);
+    if (TIMESTAMP_NOT_FINITE(ts))
+        no_id_for(layout, ts, 0);
+    const int64 unix_ms = unix_ms_floor(ts);
+    int64_t id = 0;
+    switch (snowflake::compose_parts(layout, unix_ms, datacenter_id, worker_id, sequence, &id)) {
+    case snowflake::ComposeError::None:
+        break;
+    case snowflake::ComposeError::BeforeEpoch:
+    case snowflake::ComposeError::PastLifetime:
+        no_id_for(layout, ts, unix_ms);
+    case snowflake::ComposeError::DatacenterOutOfRange:
+        part_out_of_range("datacenter_id", datacenter_id, layout.max_datacenter_id(),
+                          "snowflake.datacenter_bits", layout.datacenter_bits);
+    case snowflake::ComposeError::WorkerOutOfRange:
+        part_out_of_range("worker_id", worker_id, layout.max_worker_id(), "snowflake.worker_bits",
+                          layout.worker_bits);
+    case snowflake::ComposeError::SequenceOutOfRange:
+        part_out_of_range("sequence", sequence, layout.max_sequence(), "snowflake.sequence_bits",
+                          layout.sequence_bits);
+    }
+    PG_RETURN_INT64(id);
 }

@@ -211,8 +211,13 @@ bool recovery_done = false;
                         errhint("The \"snowflake registrar\" background worker claims an id from "
                                 "snowflake.registry at start and retries until it gets one; see "
                                 "the server log.")));
+    // A misspelt setting is removed at start with a WARNING in the log, which
+    // the person who meets this error may never read: name it here.
+    static char typos[512];
+    const bool has_typos = unknown_settings_in_configuration(typos, sizeof typos) > 0;
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("snowflake.worker_id is not set"),
+                    has_typos ? errdetail("%s", typos) : 0,
                     errhint("Set snowflake.worker_id in postgresql.conf to a value from 0 to "
                             "%lld that no other node of datacenter %d uses, then reload.",
                             static_cast<long long>(max_worker_id()), guc_datacenter_id)));

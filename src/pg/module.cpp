@@ -45,7 +45,7 @@ static void init_module() {
         sfpg::register_citus_reader();
     }
     sfpg::register_wal_mark_rmgr();
-    (void)sfpg::install_utility_hook();
+    sfpg::install_utility_hook();
 }
 
 void _PG_init(void) { sfpg::firewall_void(init_module); }

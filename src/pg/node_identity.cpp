@@ -2,11 +2,13 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "../core/id_path.hpp"
 #include "../core/id_word.hpp"
 #include "node_identity.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
+#include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
 extern "C" {
@@ -17,26 +19,74 @@ namespace sfpg {
 
 namespace {
 
-// Sets the identity ids are issued under; the caller holds the lock (or is
-// the postmaster initialising shared memory).  A change of node retires the
-// id word's millisecond after publishing the new node: an add or swap that
-// another process prepared under the old node then fails, and its retry
-// reads the new one (core/id_path.hpp).
-void set_identity(SharedState *s, int datacenter_id, int worker_id, IdentitySource source) {
+// Sets the identity in the postmaster, while it sets up shared memory: no
+// other process exists and the id word is set up afterwards
+// (identity_settle_at_start).
+void set_identity_at_start(SharedState *s, int datacenter_id, int worker_id,
+                           IdentitySource source) {
     IdentityShared &id = s->identity;
     id.datacenter_id = datacenter_id;
     id.worker_id = worker_id;
     id.source = worker_id < 0 ? IdentitySource::None : source;
     const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
-    if (static_cast<int64>(pg_atomic_read_u64(&s->node)) == node)
-        return;
     pg_atomic_write_u64(&s->node, static_cast<uint64>(node));
-    // The swap is a full barrier: the new node is visible before the word
-    // changes.  The fast path reads the node after the word.
-    uint64 w = pg_atomic_read_u64(&s->word);
-    while (!pg_atomic_compare_exchange_u64(&s->word, &w,
-                                           snowflake::word_after_identity_change(g_layout, w))) {
+}
+
+// The id word's atomic operations, for snowflake::switch_identity.
+struct SharedWord {
+    pg_atomic_uint64 *word;
+    uint64_t load() { return pg_atomic_read_u64(word); }
+    bool cas(uint64_t *expected, uint64_t desired) {
+        uint64 e = *expected;
+        const bool ok = pg_atomic_compare_exchange_u64(word, &e, desired);
+        *expected = e;
+        return ok;
     }
+};
+
+// Processes whose fetch-and-add may still land on the word after a change.
+int64_t max_adders(const SharedState *s) { return s->use_fetch_add ? s->n_counters : 0; }
+
+// Changes the identity ids are issued under, on a running node; the caller
+// holds the lock exclusively.  In this order:
+//   - the usable mark comes down to the word's millisecond, so that the
+//     first id of the new identity waits for a reservation, which records
+//     the new identity and its history in the state file and the WAL before
+//     the id exists (reserve_ahead refuses to publish a mark written under
+//     an identity that changed meanwhile);
+//   - snowflake::switch_identity fences the word at the clock, publishes the
+//     node and retires the word: an id another process was about to take
+//     under the old identity is not issued, and every id of the new one is
+//     in a millisecond after the fence (identity_since);
+//   - the history records the old identity as retired, until the latest
+//     millisecond any of its ids can carry: the word's after the change, or
+//     the usable mark if that is lower.
+void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentitySource source) {
+    IdentityShared &id = s->identity;
+    const snowflake::NodePair from{id.datacenter_id, id.worker_id};
+    const snowflake::NodePair to{datacenter_id, worker_id < 0 ? -1 : worker_id};
+    id.datacenter_id = datacenter_id;
+    id.worker_id = worker_id;
+    id.source = worker_id < 0 ? IdentitySource::None : source;
+    if (from == to)
+        return;
+    const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
+    const int64 word_ms = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
+    const int64 reserved = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    if (reserved > word_ms)
+        pg_atomic_write_u64(&s->reserved_ms, static_cast<uint64>(word_ms));
+    // Ids of the new identity come after the clock and after the word.
+    const int64 now = wall_clock_unix_ms() - g_layout.epoch_ms;
+    const int64 floor = now > word_ms + 1 ? now : word_ms + 1;
+    SharedWord word{&s->word};
+    const uint64 after = snowflake::switch_identity(
+        word, [s, node] { pg_atomic_write_u64(&s->node, static_cast<uint64>(node)); }, g_layout,
+        floor - 1, max_adders(s));
+    const int64 after_ms = snowflake::word_ms(g_layout, after);
+    const int64 until = after_ms < reserved ? after_ms : reserved;
+    id.history = snowflake::history_after_change(id.history, from, to, floor + g_layout.epoch_ms,
+                                                 until + g_layout.epoch_ms);
+    id.generation++;
 }
 
 void warn_kept(const char *name, int kept, int default_value) {
@@ -58,11 +108,11 @@ bool citus_mode() { return guc_worker_id < 0 && citus_configured(); }
 
 void identity_init(SharedState *s) {
     IdentityShared &id = s->identity;
-    memset(&id, 0, sizeof id);
+    id = IdentityShared{};
     id.worker_id = -1;
     pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
     if (!registry_mode() && !citus_mode())
-        set_identity(s, guc_datacenter_id, guc_worker_id, IdentitySource::Configured);
+        set_identity_at_start(s, guc_datacenter_id, guc_worker_id, IdentitySource::Configured);
 }
 
 void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored) {
@@ -88,8 +138,9 @@ void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored)
         stored.worker_id < 0 || stored.worker_id > g_layout.max_worker_id())
         return;  // other widths: start-up refuses them anyway
     IdentityShared &id = s->identity;
-    set_identity(s, static_cast<int>(stored.datacenter_id), static_cast<int>(stored.worker_id),
-                 citus ? IdentitySource::Citus : IdentitySource::Claimed);
+    set_identity_at_start(s, static_cast<int>(stored.datacenter_id),
+                          static_cast<int>(stored.worker_id),
+                          citus ? IdentitySource::Citus : IdentitySource::Claimed);
     strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
     id.registry_state = RegistryState::Claimed;
     if (citus)
@@ -116,8 +167,10 @@ void identity_keep_after_crash(SharedState *s, const snowflake::StateRecord &sto
                                  guc_datacenter_id != stored.datacenter_id;
     if (!keep_worker && !keep_datacenter)
         return;
-    set_identity(s, keep_datacenter ? static_cast<int>(stored.datacenter_id) : guc_datacenter_id,
-                 worker, IdentitySource::Configured);
+    set_identity_at_start(s,
+                          keep_datacenter ? static_cast<int>(stored.datacenter_id)
+                                          : guc_datacenter_id,
+                          worker, IdentitySource::Configured);
     id.kept_worker_id = keep_worker;
     id.kept_datacenter_id = keep_datacenter;
     ereport(LOG, (errmsg("snowflake: after the crash restart the node keeps datacenter_id %d "
@@ -129,6 +182,63 @@ void identity_keep_after_crash(SharedState *s, const snowflake::StateRecord &sto
                                 : keep_worker ? "snowflake.worker_id" : "snowflake.datacenter_id")));
 }
 
+void identity_settle_at_start(SharedState *s, const snowflake::StateRecord *stored) {
+    IdentityShared &id = s->identity;
+    const snowflake::NodePair now_pair{id.datacenter_id, id.worker_id};
+    const snowflake::NodePair was =
+        stored ? snowflake::NodePair{stored->datacenter_id, stored->worker_id}
+               : snowflake::NodePair{0, -1};
+    id.history = stored ? stored->history : snowflake::IdentityHistory{};
+    id.generation = 0;
+    if (was == now_pair)
+        return;
+    // Every id of the recorded identity is at or below the file's mark (the
+    // word holds it now, used up).
+    const uint64 w = pg_atomic_read_u64(&s->word);
+    const int64 word_ms = snowflake::word_ms(g_layout, w);
+    const int64 now = wall_clock_unix_ms() - g_layout.epoch_ms;
+    const int64 floor = now > word_ms + 1 ? now : word_ms + 1;
+    const int64 until_unix = stored && stored->mark_unix_ms >= 0 ? stored->mark_unix_ms
+                                                                 : g_layout.epoch_ms - 1;
+    id.history = snowflake::history_after_change(id.history, was, now_pair,
+                                                 floor + g_layout.epoch_ms, until_unix);
+    if (!now_pair.none())
+        pg_atomic_write_u64(&s->word,
+                            snowflake::word_after_identity_change(g_layout, w, 0, floor - 1));
+}
+
+void identity_note_lineage(SharedState *s, const snowflake::StateRecord &mark) {
+    IdentityShared &id = s->identity;
+    id.lineage_valid = true;
+    id.lineage_pair = snowflake::NodePair{mark.datacenter_id, mark.worker_id};
+    id.lineage_history = mark.history;
+}
+
+bool identity_settle_after_recovery(SharedState *s) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    const bool settle = id.lineage_valid;
+    if (settle) {
+        const snowflake::NodePair now_pair{id.datacenter_id, id.worker_id};
+        const uint64 w = pg_atomic_read_u64(&s->word);
+        const int64 word_ms = snowflake::word_ms(g_layout, w);
+        const int64 now = wall_clock_unix_ms() - g_layout.epoch_ms;
+        const int64 floor = now > word_ms + 1 ? now : word_ms + 1;
+        // Every id of the lineage is at or below the highest mark replayed,
+        // which the word holds (used up).
+        id.history = snowflake::history_after_change(id.lineage_history, id.lineage_pair,
+                                                     now_pair, floor + g_layout.epoch_ms,
+                                                     word_ms + g_layout.epoch_ms);
+        if (!(id.lineage_pair == now_pair) && !now_pair.none())
+            pg_atomic_write_u64(&s->word, snowflake::word_after_identity_change(
+                                              g_layout, w, max_adders(s), floor - 1));
+        id.lineage_valid = false;
+        id.generation++;
+    }
+    LWLockRelease(&s->lock);
+    return settle;
+}
+
 void identity_after_reload(SharedState *s) {
     // Whether each setting is still set anywhere (file, ALTER SYSTEM,
     // command line): one that is not has its default now.
@@ -138,7 +248,6 @@ void identity_after_reload(SharedState *s) {
     LWLockAcquire(&s->lock, LW_SHARED);
     const int current_datacenter = id.datacenter_id, current_worker = id.worker_id;
     const IdentitySource current_source = id.source;
-    const int64_t file_mark = s->file_mark_unix_ms;
     LWLockRelease(&s->lock);
     if ((current_source == IdentitySource::Claimed || current_source == IdentitySource::Citus) &&
         guc_worker_id < 0)
@@ -151,26 +260,16 @@ void identity_after_reload(SharedState *s) {
     const bool keep_datacenter =
         configured && worker >= 0 && !datacenter_set && guc_datacenter_id != current_datacenter;
     const int datacenter = keep_datacenter ? current_datacenter : guc_datacenter_id;
-    const bool changes = datacenter != current_datacenter || worker != current_worker ||
-                         (worker >= 0 && !configured);
-    // snowflake.state records the identity before any id carries it: a
-    // crash restart keeps an identity from there (identity_keep_after_crash),
-    // which must never be one the node had left.  (No file: no id was ever
-    // issued, nothing to record.)
-    if (changes && file_mark >= 0) {
-        snowflake::StateRecord r = current_record(file_mark);
-        r.datacenter_id = datacenter;
-        r.worker_id = worker;
-        r.registry_node_key[0] = '\0';
-        write_state_file(r);
-    }
+    // No id carries the new identity before snowflake.state records it: a
+    // change takes the usable mark back to the word (change_identity), and
+    // the next reservation writes the file.  A crash restart keeps an
+    // identity from there (identity_keep_after_crash), which therefore is
+    // never one the node had left.
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    set_identity(s, datacenter, worker, IdentitySource::Configured);
+    change_identity(s, datacenter, worker, IdentitySource::Configured);
     id.kept_worker_id = keep_worker;
     id.kept_datacenter_id = keep_datacenter;
     id.registry_node_key[0] = '\0';  // a configured identity wins over a claim
-    if (changes && file_mark >= 0)
-        s->durable_writes++;
     LWLockRelease(&s->lock);
     // Said at every reload while it lasts, so that it cannot go unnoticed.
     if (keep_worker)
@@ -184,7 +283,7 @@ bool identity_in_use(IdentityView *v) {
     // buffer.
     static char reason[sizeof(IdentityShared::registry_error)];
     SharedState *s = g_shared;
-    *v = IdentityView{guc_datacenter_id, -1, IdentitySource::None, false, nullptr};
+    *v = IdentityView{guc_datacenter_id, -1, IdentitySource::None, false, nullptr, {}};
     if (s == nullptr)
         return false;
     const IdentityShared &id = s->identity;
@@ -193,6 +292,7 @@ bool identity_in_use(IdentityView *v) {
     v->worker_id = id.worker_id;
     v->source = id.source;
     v->kept = id.kept_worker_id || id.kept_datacenter_id;
+    v->history = id.history;
     const bool waiting = id.worker_id < 0 && id.registry_state != RegistryState::None;
     if (waiting)
         strlcpy(reason, id.registry_error[0] ? id.registry_error : "no answer from the registry yet",
@@ -217,7 +317,7 @@ const char *identity_source_name(const IdentityView &v) {
     return "none";
 }
 
-void identity_into_record(snowflake::StateRecord *r) {
+uint32_t identity_into_record(snowflake::StateRecord *r) {
     SharedState *s = g_shared;
     // The postmaster writes the last record after every other process has
     // exited (record_final_mark): nothing to lock against, and no PGPROC.
@@ -231,8 +331,19 @@ void identity_into_record(snowflake::StateRecord *r) {
         strlcpy(r->registry_node_key, id.registry_node_key, sizeof r->registry_node_key);
     else
         r->registry_node_key[0] = '\0';
+    r->history = id.history;
+    if (id.lineage_valid) {
+        // In recovery, the file describes the ids of the data directory's
+        // lineage: the identity and history of the node that wrote the WAL.
+        r->datacenter_id = id.lineage_pair.datacenter_id;
+        r->worker_id = id.lineage_pair.worker_id;
+        r->registry_node_key[0] = '\0';
+        r->history = id.lineage_history;
+    }
+    const uint32_t generation = id.generation;
     if (lock)
         LWLockRelease(&s->lock);
+    return generation;
 }
 
 void identity_node_key(char *buf, size_t len) {
@@ -289,7 +400,7 @@ void identity_drop_claim(SharedState *s, RegistryState state, const char *why) {
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     const bool held = id.source == IdentitySource::Claimed || id.source == IdentitySource::Citus;
     if (held) {
-        set_identity(s, id.datacenter_id, -1, IdentitySource::None);
+        change_identity(s, id.datacenter_id, -1, IdentitySource::None);
         id.registry_node_key[0] = '\0';
         id.claims_adopted++;  // the reserver records that there is none
     }
@@ -317,7 +428,7 @@ Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, c
                                                                                 : Adopted::Moved;
     *old_datacenter_id = id.datacenter_id;
     *old_worker_id = id.worker_id;
-    set_identity(s, datacenter_id, worker_id, source);
+    change_identity(s, datacenter_id, worker_id, source);
     strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
     id.registry_error[0] = '\0';
     id.registry_state = RegistryState::Claimed;

@@ -31,9 +31,15 @@
 //     value.  Only an explicit value changes it (-1 unsets worker_id).  A
 //     crash restart keeps it too (from snowflake.state); a restart takes the
 //     configuration as it is.
-//   - Every change retires the id word's millisecond
-//     (snowflake::word_after_identity_change): an id another backend was
-//     about to take under the old identity is not issued.
+//   - Every change fences and retires the id word (snowflake::switch_identity):
+//     an id another backend was about to take under the old identity is not
+//     issued, and every id of the new one is in a millisecond after the
+//     change.  It also takes the usable mark back to the word, so that the
+//     first id of the new identity waits for a reservation, which records
+//     the identity in snowflake.state and the WAL first.
+//   - Every change is recorded in the identity history
+//     (core/identity_history.hpp): since when the node may have issued ids
+//     under its identity, and until when under the one it left.
 //
 // The settings' check hooks only validate ranges: a process that initialises
 // or restores its settings (a new backend, a parallel worker) never fails on
@@ -42,6 +48,7 @@
 
 #include <cstdint>
 
+#include "../core/identity_history.hpp"
 #include "../core/state_record.hpp"
 
 namespace sfpg {
@@ -77,6 +84,18 @@ struct IdentityShared {
     // Claims adopted / written to the state file by the reserver.
     uint32_t claims_adopted;
     uint32_t claims_recorded;
+
+    // Since when ids carry this identity, and the one left last.
+    snowflake::IdentityHistory history;
+    // Bumped by every change of the identity: a reservation written under
+    // another generation is not published (reserve_ahead).
+    uint32_t generation;
+
+    // On a standby (or a restore), from the last mark replayed: the identity
+    // and history of the node that wrote the WAL.
+    bool lineage_valid;
+    snowflake::NodePair lineage_pair;
+    snowflake::IdentityHistory lineage_history;
 };
 
 // What snowflake_status and error messages show.
@@ -87,6 +106,7 @@ struct IdentityView {
     bool kept;  // a configured value is kept after its setting was removed
     // With no identity in registry or Citus mode: why there is none yet.
     const char *waiting_for_registry;
+    snowflake::IdentityHistory history;
 };
 
 // Whether the node takes its identity from the registry: snowflake.registry
@@ -113,6 +133,23 @@ void identity_resume_claim(SharedState *s, const snowflake::StateRecord &stored)
 // is.)
 void identity_keep_after_crash(SharedState *s, const snowflake::StateRecord &stored);
 
+// In the postmaster, once the id word is set up from the state file
+// (`stored`, null if there is none): the identity history.  An identity
+// other than the recorded one (or a first one) starts now: the word is
+// fenced at the clock, so that its ids carry later times.
+void identity_settle_at_start(SharedState *s, const snowflake::StateRecord *stored);
+
+// In redo of a version-3 mark during archive recovery (a standby, a
+// restore), with the lock held: the identity and history it was reserved
+// under become the lineage's.
+void identity_note_lineage(SharedState *s, const snowflake::StateRecord &mark);
+
+// At the end of recovery, before the node issues ids: if marks told the
+// lineage's identity history, it becomes the node's, moved to the node's
+// own identity if that differs (the word fenced at the clock).  Returns
+// whether the history was set (the state file must record it).
+bool identity_settle_after_recovery(SharedState *s);
+
 // In the reserver, when it starts and after every reload: publishes the
 // configured identity, keeping values whose setting was removed (WARNING).
 void identity_after_reload(SharedState *s);
@@ -124,9 +161,10 @@ bool identity_in_use(IdentityView *v);
 // "configured", "kept", "registry", "citus" or "none".
 const char *identity_source_name(const IdentityView &v);
 
-// The identity in use, and the claim's key if it is a claim, into a record
-// about to be written to the state file.
-void identity_into_record(snowflake::StateRecord *r);
+// The identity in use, the claim's key if it is a claim, and the identity
+// history, into a record about to be written to the state file; returns the
+// identity's generation (IdentityShared::generation).
+uint32_t identity_into_record(snowflake::StateRecord *r);
 
 // This node's key in the registry: system identifier, host name and port.
 void identity_node_key(char *buf, size_t len);

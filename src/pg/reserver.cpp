@@ -40,12 +40,17 @@ void forget_latch(int, Datum) {
     LWLockRelease(&s->lock);
 }
 
-// Publishes a mark that is already durable.
-void publish_mark(SharedState *s, int64_t mark_ms) {
+// Publishes a mark that is already durable, written with the identity of
+// `generation`.  If the identity changed since (a reload, a claim), the
+// file and the WAL record the old one: the mark is not published, and the
+// next round writes one with the new identity before any id carries it.
+void publish_mark(SharedState *s, int64_t mark_ms, uint32_t generation) {
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (mark_ms > static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)))
+    const bool current = generation == s->identity.generation;
+    if (current && mark_ms > static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)))
         pg_atomic_write_u64(&s->reserved_ms, static_cast<uint64>(mark_ms));
-    s->reservation_wanted = false;
+    if (current)
+        s->reservation_wanted = false;
     s->durable_writes++;
     s->file_mark_unix_ms = mark_ms + g_layout.epoch_ms;
     LWLockRelease(&s->lock);
@@ -79,11 +84,13 @@ bool reserve_ahead(SharedState *s) {
     // Durable first, published second: an id above the old mark exists only
     // once the new mark would survive a crash (state file) and a failover or
     // point-in-time restore (WAL).
-    write_state_file(current_record(mark + g_layout.epoch_ms));
-    const uint64_t end = log_mark(mark + g_layout.epoch_ms);
+    uint32_t generation;
+    const snowflake::StateRecord rec = current_record(mark + g_layout.epoch_ms, &generation);
+    write_state_file(rec);
+    const uint64_t end = log_mark(rec);
     if (!wait_for_sync_standbys(end))
         return active;  // terminating before the standbys confirmed it: not published
-    publish_mark(s, mark);
+    publish_mark(s, mark, generation);
     return active;
 }
 
@@ -106,7 +113,11 @@ void record_final_mark(int code, uintptr_t) {
         return;
     const int64_t exact = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
     const int64_t exact_unix = exact + g_layout.epoch_ms;
-    if (exact < 0 || (s->file_mark_unix_ms < 0 && exact == 0) || exact_unix == s->file_mark_unix_ms)
+    // No file and no mark: the node never issued an id (its word may still
+    // have moved, fenced at the clock for its first identity).
+    const bool never_reserved =
+        s->file_mark_unix_ms < 0 && static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)) < 0;
+    if (exact < 0 || never_reserved || exact_unix == s->file_mark_unix_ms)
         return;
     if (write_state_file_or_log(current_record(exact_unix)))
         s->file_mark_unix_ms = exact_unix;

@@ -18,6 +18,7 @@
 extern "C" {
 #include "access/xact.h"
 #include "utils/guc_tables.h"
+#include "utils/varlena.h"
 }
 
 namespace sfpg {
@@ -418,11 +419,14 @@ void define_layout_settings() {
 }
 
 void define_node_settings() {
+    // Declared over the whole int range: the valid range depends on the
+    // layout, and the check hooks say what it is (PostgreSQL's own range
+    // check, which runs first, would only quote the declared bounds).
     DefineCustomIntVariable("snowflake.worker_id", "Worker id of this node (-1 = unset).",
-                            "Unique per node within its datacenter.", &guc_worker_id, -1, -1,
+                            "Unique per node within its datacenter.", &guc_worker_id, -1, INT_MIN,
                             INT_MAX, PGC_SIGHUP, 0, check_worker_id, nullptr, show_worker_id);
     DefineCustomIntVariable("snowflake.datacenter_id", "Datacenter id of this node.", nullptr,
-                            &guc_datacenter_id, 0, 0, INT_MAX, PGC_SIGHUP, 0,
+                            &guc_datacenter_id, 0, INT_MIN, INT_MAX, PGC_SIGHUP, 0,
                             check_datacenter_id, nullptr, show_datacenter_id);
     DefineCustomEnumVariable(
         "snowflake.clock_backward_policy",
@@ -446,17 +450,97 @@ bool registry_configured() { return guc_registry != nullptr && guc_registry[0] !
 
 bool citus_configured() { return guc_citus_database != nullptr && guc_citus_database[0] != '\0'; }
 
-bool setting_is_set(const char *name) {
+namespace {
+
+// The setting called name (in any case), or null.
+const struct config_generic *find_setting(const char *name) {
 #if PG_VERSION_NUM >= 160000
-    const struct config_generic *g = find_option(name, false, true, DEBUG1);
+    return find_option(name, false, true, DEBUG1);
 #else
-    const struct config_generic *g = nullptr;
     struct config_generic **all = get_guc_variables();
-    for (int i = 0, n = GetNumConfigOptions(); i < n && g == nullptr; i++)
+    for (int i = 0, n = GetNumConfigOptions(); i < n; i++)
         if (pg_strcasecmp(all[i]->name, name) == 0)
-            g = all[i];
+            return all[i];
+    return nullptr;
 #endif
+}
+
+bool has_our_prefix(const char *name) { return pg_strncasecmp(name, "snowflake.", 10) == 0; }
+
+// Our setting closest to an unknown snowflake.* name, within a few edits, or
+// null: the setting a typo most likely meant.
+const char *closest_setting(const char *name) {
+#if PG_VERSION_NUM >= 160000
+    int count = 0;
+    struct config_generic **all = get_guc_variables(&count);
+#else
+    struct config_generic **all = get_guc_variables();
+    const int count = GetNumConfigOptions();
+#endif
+    const int len = static_cast<int>(strlen(name));
+    const char *best = nullptr;
+    int best_distance = 4;  // at most 3 edits
+    for (int i = 0; i < count; i++) {
+        const struct config_generic *g = all[i];
+        if (g == nullptr || !has_our_prefix(g->name) || (g->flags & GUC_CUSTOM_PLACEHOLDER))
+            continue;
+        const int d = varstr_levenshtein_less_equal(name, len, g->name,
+                                                    static_cast<int>(strlen(g->name)), 1, 1, 1,
+                                                    best_distance - 1, true);
+        if (d < best_distance) {
+            best_distance = d;
+            best = g->name;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+bool setting_is_set(const char *name) {
+    const struct config_generic *g = find_setting(name);
     return g != nullptr && g->source != PGC_S_DEFAULT;
+}
+
+int restricted_setting_context(const char *name, const char **canonical) {
+    if (!has_our_prefix(name))
+        return -1;
+    const struct config_generic *g = find_setting(name);
+    if (g == nullptr || (g->flags & GUC_CUSTOM_PLACEHOLDER) ||
+        (g->context != PGC_SIGHUP && g->context != PGC_POSTMASTER))
+        return -1;
+    *canonical = g->name;
+    return g->context;
+}
+
+size_t unknown_settings_in_configuration(char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = '\0';
+    const char *files[2] = {ConfigFileName, PG_AUTOCONF_FILENAME};
+    for (const char *file : files) {
+        if (file == nullptr)
+            continue;
+        ConfigVariable *head = nullptr, *tail = nullptr;
+        // Quietly: a file that cannot be read or parsed was reported when it
+        // was loaded; what it holds is a guess here anyway.
+        (void)ParseConfigFile(file, false, nullptr, 0, 0, DEBUG2, &head, &tail);
+        for (ConfigVariable *v = head; v != nullptr && n < len; v = v->next) {
+            if (v->name == nullptr || !has_our_prefix(v->name))
+                continue;
+            const struct config_generic *g = find_setting(v->name);
+            if (g != nullptr && !(g->flags & GUC_CUSTOM_PLACEHOLDER))
+                continue;
+            const char *meant = closest_setting(v->name);
+            int w = snprintf(buf + n, len - n, "%s%s line %d sets \"%s\", which is not a snowflake "
+                             "setting%s%s%s.",
+                             n > 0 ? " " : "", v->filename ? v->filename : file, v->sourceline,
+                             v->name, meant ? " (did you mean " : "", meant ? meant : "",
+                             meant ? "?)" : "");
+            n = w < 0 ? n : (static_cast<size_t>(w) >= len - n ? len - 1 : n + w);
+        }
+        FreeConfigVariables(head);
+    }
+    return n;
 }
 
 int64_t max_worker_id() { return g_layout.max_worker_id(); }

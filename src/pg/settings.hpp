@@ -1,6 +1,8 @@
 // The snowflake.* settings (GUCs) and the layout they describe.
 #pragma once
 
+#include <cstddef>
+
 #include "../core/generator.hpp"
 #include "../core/layout.hpp"
 
@@ -36,6 +38,17 @@ bool citus_configured();
 // Whether a setting has a value from anywhere but its built-in default
 // (configuration file, ALTER SYSTEM, command line).
 bool setting_is_set(const char *name);
+
+// The context (PGC_SIGHUP or PGC_POSTMASTER) of the snowflake setting called
+// name, in any case, when only the configuration changes it, and its name as
+// defined in *canonical; -1 for any other name.
+int restricted_setting_context(const char *name, const char **canonical);
+
+// Names the snowflake.* lines of postgresql.conf and postgresql.auto.conf
+// that set no setting of ours (a typo, removed with a WARNING at start), each
+// with its file and line and the setting it likely meant, into buf (cut to
+// len); returns the length written, 0 when there are none.
+std::size_t unknown_settings_in_configuration(char *buf, std::size_t len);
 
 // For error hints: the valid ranges under the current layout.
 int64_t max_worker_id();

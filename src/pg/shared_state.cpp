@@ -133,6 +133,7 @@ void load_mark(SharedState *s, bool after_crash) {
     // file and WAL) before the first id.
     pg_atomic_init_u64(&s->reserved_ms, static_cast<uint64>(s->gen.reserved_ms));
     s->file_mark_unix_ms = mark_unix;
+    identity_settle_at_start(s, have_file ? &stored : nullptr);
 }
 
 void init_counters(SharedState *s) {
@@ -226,17 +227,20 @@ void resolve_my_counters() {
     g_my_counters = &g_shared->counters()[index];
 }
 
-snowflake::StateRecord current_record(int64_t mark_unix_ms) {
+snowflake::StateRecord current_record(int64_t mark_unix_ms, uint32_t *generation) {
     snowflake::StateRecord r;
     r.mark_unix_ms = mark_unix_ms;
     r.layout = g_layout;
     r.datacenter_id = guc_datacenter_id;
     r.worker_id = guc_worker_id;
+    uint32_t g = 0;
     if (g_shared) {
         // The identity in use (the registry's claim, a reload not yet seen
         // by this process): what ids are actually issued under.
-        identity_into_record(&r);
+        g = identity_into_record(&r);
     }
+    if (generation)
+        *generation = g;
     return r;
 }
 

@@ -88,7 +88,8 @@ inline BackendCounters *my_counters() {
     return g_my_counters;
 }
 
-// The record of the current configuration with the given mark.
-snowflake::StateRecord current_record(int64_t mark_unix_ms);
+// The record of the current configuration with the given mark, and the
+// generation of the identity it records (IdentityShared::generation).
+snowflake::StateRecord current_record(int64_t mark_unix_ms, uint32_t *generation = nullptr);
 
 }  // namespace sfpg

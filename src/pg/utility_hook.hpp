@@ -3,8 +3,8 @@
 
 namespace sfpg {
 
-// Chains the hook (call while preloading) where Citus is preloaded or
-// snowflake.citus_database is set; returns whether it did.
-bool install_utility_hook();
+// Chains the hook (call while preloading); its Citus checks apply where
+// Citus is preloaded or snowflake.citus_database is set.
+void install_utility_hook();
 
 }  // namespace sfpg

@@ -1,5 +1,6 @@
 #include "../core/generator.hpp"
 #include "../core/mark_record.hpp"
+#include "node_identity.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
@@ -31,12 +32,11 @@ constexpr uint8 kInfoMark = 0x10;
 // length or tag is another format (FATAL rather than a guess), and a mark
 // issued under an epoch or layout that makes this server's ids collide with
 // the ids it covers is refused, as a start against the state file is.
-snowflake::StateRecord checked_mark(XLogReaderState *record) {
+snowflake::StateRecord checked_mark(XLogReaderState *record, int *version) {
     snowflake::StateRecord rec;
-    bool has_widths;
     const snowflake::MarkRecordError e = snowflake::decode_mark_record(
         reinterpret_cast<const unsigned char *>(XLogRecGetData(record)), XLogRecGetDataLen(record),
-        &rec, &has_widths);
+        &rec, version);
     if (e != snowflake::MarkRecordError::None)
         ereport(FATAL, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("snowflake WAL record at %X/%X cannot be replayed",
@@ -45,7 +45,7 @@ snowflake::StateRecord checked_mark(XLogReaderState *record) {
                         errdetail("The record (%u bytes) %s.", XLogRecGetDataLen(record),
                                   snowflake::mark_record_error_text(e)),
                         errhint("Replay this WAL with the snowflake build that wrote it.")));
-    if (!has_widths) {
+    if (*version == 1) {
         // Version 1 recorded the epoch only: the widths cannot be checked.
         const int64 epoch_ms = rec.layout.epoch_ms;
         rec.layout = g_layout;
@@ -55,14 +55,14 @@ snowflake::StateRecord checked_mark(XLogReaderState *record) {
 }
 
 // Writes the state file with the mark the word holds (the highest replayed),
-// if the file holds less.
-void write_replayed_mark(SharedState *s) {
+// if the file holds less (or `always`).
+void write_replayed_mark(SharedState *s, bool always = false) {
     const int64 mark_unix = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word)) +
                             g_layout.epoch_ms;
     LWLockAcquire(&s->lock, LW_SHARED);
     const bool behind = s->file_mark_unix_ms < mark_unix;
     LWLockRelease(&s->lock);
-    if (!behind)
+    if (!behind && !always)
         return;
     write_state_file(current_record(mark_unix));
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
@@ -71,13 +71,17 @@ void write_replayed_mark(SharedState *s) {
     LWLockRelease(&s->lock);
 }
 
-// End of recovery (promotion, or the end of crash recovery): the file gets
-// the last replayed mark before this server writes WAL or issues ids of its
-// own.
+// End of recovery (promotion, or the end of crash recovery): the node's
+// identity history becomes its lineage's, as the last replayed mark had it
+// (identity_settle_after_recovery), and the file gets it and the last
+// replayed mark before this server writes WAL or issues ids of its own.
 void mark_cleanup() {
     SharedState *s = g_shared;
-    if (s != nullptr && static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)) >= 0)
-        write_replayed_mark(s);
+    if (s == nullptr)
+        return;
+    const bool settled = identity_settle_after_recovery(s);
+    if (settled || static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)) >= 0)
+        write_replayed_mark(s, settled);
 }
 
 // While replaying, the state file is written at most once per this much of
@@ -99,7 +103,8 @@ constexpr int64 kRedoFileLagMs = 10000;
 void mark_redo(XLogReaderState *record) {
     if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != kInfoMark)
         elog(PANIC, "snowflake: unknown WAL record info %u", XLogRecGetInfo(record));
-    const snowflake::StateRecord rec = checked_mark(record);
+    int version;
+    const snowflake::StateRecord rec = checked_mark(record, &version);
     const snowflake::ConfigVerdict v =
         snowflake::check_config_change(rec, g_layout, guc_datacenter_id, guc_worker_id);
     if (v.refused_setting)
@@ -111,6 +116,10 @@ void mark_redo(XLogReaderState *record) {
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     const bool raises = raise_word_to_mark(s, mark_ms);
     const bool write = raises && rec.mark_unix_ms - s->file_mark_unix_ms >= kRedoFileLagMs;
+    // A standby or a restore learns its lineage's identity history from the
+    // marks (crash recovery keeps the state file's, written before them).
+    if (version >= 3 && ArchiveRecoveryRequested)
+        identity_note_lineage(s, rec);
     LWLockRelease(&s->lock);
     if (write)
         write_replayed_mark(s);
@@ -118,19 +127,30 @@ void mark_redo(XLogReaderState *record) {
 
 void mark_desc(StringInfo buf, XLogReaderState *record) {
     snowflake::StateRecord rec;
-    bool has_widths;
+    int version;
     const snowflake::MarkRecordError e = snowflake::decode_mark_record(
         reinterpret_cast<const unsigned char *>(XLogRecGetData(record)), XLogRecGetDataLen(record),
-        &rec, &has_widths);
+        &rec, &version);
     if (e != snowflake::MarkRecordError::None) {
         appendStringInfo(buf, "unreadable: %s", snowflake::mark_record_error_text(e));
         return;
     }
     appendStringInfo(buf, "mark_unix_ms %lld epoch_ms %lld", static_cast<long long>(rec.mark_unix_ms),
                      static_cast<long long>(rec.layout.epoch_ms));
-    if (has_widths)
+    if (version >= 2)
         appendStringInfo(buf, " layout %d/%d/%d", rec.layout.datacenter_bits,
                          rec.layout.worker_bits, rec.layout.sequence_bits);
+    if (version >= 3) {
+        const snowflake::IdentityHistory &h = rec.history;
+        appendStringInfo(buf, " identity %lld/%lld since %lld", static_cast<long long>(rec.datacenter_id),
+                         static_cast<long long>(rec.worker_id),
+                         static_cast<long long>(h.since_unix_ms));
+        if (!h.retired.none())
+            appendStringInfo(buf, " retired %lld/%lld until %lld",
+                             static_cast<long long>(h.retired.datacenter_id),
+                             static_cast<long long>(h.retired.worker_id),
+                             static_cast<long long>(h.retired_until_unix_ms));
+    }
 }
 
 const char *mark_identify(uint8 info) {
@@ -145,9 +165,9 @@ RmgrData mark_rmgr = {
 
 void register_wal_mark_rmgr() { RegisterCustomRmgr(kRmgrId, &mark_rmgr); }
 
-uint64_t log_mark(int64_t mark_unix_ms) {
+uint64_t log_mark(const snowflake::StateRecord &r) {
     unsigned char rec[snowflake::kMarkRecordLen];
-    snowflake::encode_mark_record(mark_unix_ms, g_layout, rec);
+    snowflake::encode_mark_record(r, rec);
     XLogBeginInsert();
     XLogRegisterData(reinterpret_cast<char *>(rec), sizeof rec);
     // Unimportant for checkpoint and archive_timeout decisions, like
@@ -173,7 +193,7 @@ bool wait_for_sync_standbys(uint64_t lsn) {
 // No custom WAL resource managers before 15: no marks in the WAL, so a
 // promoted standby is not protected (README: "PostgreSQL versions").
 void register_wal_mark_rmgr() {}
-uint64_t log_mark(int64_t) { return 0; }
+uint64_t log_mark(const snowflake::StateRecord &) { return 0; }
 bool wait_for_sync_standbys(uint64_t) { return true; }
 
 #endif

@@ -8,15 +8,18 @@
 
 #include <cstdint>
 
+#include "../core/state_record.hpp"
+
 namespace sfpg {
 
 // Registers the resource manager (while preloading; no-op before PG15).
 void register_wal_mark_rmgr();
 
-// WAL-logs `mark_unix_ms` and flushes it.  Called by the reserver after the
-// state file holds the mark and before the mark is published to backends.
+// WAL-logs the record's mark, with the layout, identity and identity history
+// it was reserved under, and flushes it.  Called by the reserver after the
+// state file holds the record and before the mark is published to backends.
 // Returns the record's end (0 before PostgreSQL 15).
-uint64_t log_mark(int64_t mark_unix_ms);
+uint64_t log_mark(const snowflake::StateRecord &rec);
 
 // Waits until the synchronous standbys (synchronous_standby_names), if any,
 // have flushed the WAL up to `lsn`: a commit waits for them, but a

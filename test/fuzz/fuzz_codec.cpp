@@ -42,6 +42,17 @@ void check_decode(const char *text, size_t len, TextFormat f) {
     int64_t id = -1;
     size_t bad = 12345;
     const DecodeError e = decode_id(text, len, f, &id, &bad);
+    // The hint's guess: what it names must read as that form.
+    const OtherForm other = other_form(text, len, f);
+    if (other == OtherForm::Hex) {
+        int64_t hex_id;
+        size_t hex_bad;
+        FUZZ_CHECK(f != TextFormat::Hex &&
+                   decode_id(text, len, TextFormat::Hex, &hex_id, &hex_bad) == DecodeError::None);
+    }
+    if (other == OtherForm::Decimal)
+        for (size_t i = 0; i < len; i++)
+            FUZZ_CHECK(text[i] >= '0' && text[i] <= '9');
     if (e == DecodeError::BadCharacter) {
         FUZZ_CHECK(bad >= 1 && bad <= len);
         for (size_t i = 0; i + 1 < bad; i++)  // everything before it is ASCII

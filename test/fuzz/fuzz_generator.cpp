@@ -297,13 +297,14 @@ void take_ids(World *w, fuzz::Input &in) {
     }
 }
 
-// As src/pg's node identity does, a change of node retires the word.
+// As src/pg's node identity does, a change of node fences the word at the
+// clock and retires it (one thread: no adds in flight).
 void set_node(World *w, fuzz::Input &in) {
     const int64_t before = w->layout.node_bits(w->dc, w->worker);
     w->dc = in.range(0, w->layout.max_datacenter_id());
     w->worker = in.range(0, w->layout.max_worker_id());
     if (w->layout.node_bits(w->dc, w->worker) != before)
-        w->word = word_after_identity_change(w->layout, w->word);
+        w->word = word_after_identity_change(w->layout, w->word, 0, w->now - 1);
 }
 
 void step(World *w, fuzz::Input &in) {

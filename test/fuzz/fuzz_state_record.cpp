@@ -2,8 +2,8 @@
 // Invariants:
 //   - parse_state_record never crashes, on raw bytes or on bytes given a
 //     correct checksum (so the fuzzer gets past the CRC to the fields);
-//   - whatever parses has a valid layout and formats back to a record that
-//     parses to the same values;
+//   - whatever parses (versions 1 to 3) has a valid layout and formats back
+//     to a record that parses to the same values, history included;
 //   - any record with valid widths (and a valid registry node key, if any)
 //     formats (never past the buffer) and parses back to itself; a key that
 //     cannot be recorded is refused by the formatter;
@@ -21,7 +21,7 @@ namespace {
 bool same(const StateRecord &a, const StateRecord &b) {
     return a.mark_unix_ms == b.mark_unix_ms && a.layout == b.layout &&
            a.datacenter_id == b.datacenter_id && a.worker_id == b.worker_id &&
-           strcmp(a.registry_node_key, b.registry_node_key) == 0;
+           strcmp(a.registry_node_key, b.registry_node_key) == 0 && a.history == b.history;
 }
 
 void check_round_trip(const StateRecord &rec) {
@@ -73,6 +73,13 @@ StateRecord fuzzed_record(fuzz::Input &in) {
     // values (parse refuses others as a bad layout).
     r.datacenter_id = static_cast<int32_t>(in.u32());
     r.worker_id = static_cast<int32_t>(in.u32());
+    // The identity history: any times, node ids of int settings.
+    r.history.since_unix_ms = in.i64();
+    r.history.not_before_unix_ms = in.i64();
+    r.history.retired = NodePair{static_cast<int32_t>(in.u32()), static_cast<int32_t>(in.u32())};
+    r.history.retired_since_unix_ms = in.i64();
+    r.history.retired_until_unix_ms = in.i64();
+    r.history.complete = in.byte() & 1;
     // Half of the records are registry claims, with keys of fuzzed bytes:
     // those that cannot be recorded are refused by the formatter.
     if (in.byte() & 1) {

@@ -5,15 +5,18 @@
 # against nextval() CACHE 1 (see test/client/bench.cpp), then sf_sweep,
 # the same against a sweep of concurrent sessions (see test/client/sweep.cpp),
 # then test/scripts/time_bench.sh, time predicates on snowflake ids (a
-# one-day window asked four ways, on a table of its own server).
+# one-day window asked four ways, on a table of its own server), then
+# test/scripts/rekey_bench.sh, re-keying 1,000,000 rows from a time column
+# against the same by hand (its 10,000,000-row figure is a run of its own).
 #
 #   bash test/scripts/bench.sh [--quick] [--sessions "1 2 4 8 16 32 64"]
-#        [--sweep-n N] [--sweep-only | --no-sweep] [--time-only | --no-time]
+#        [--sweep-n N] [--sweep-only | --no-sweep] [--time-only | --no-time] [--no-rekey]
 #        [WORKDIR] [-- SF_BENCH_OPTIONS...]
 #                                     (as root; servers run as postgres)
 # e.g. `bash test/scripts/bench.sh -- --only insert --reps 7` re-runs one section
 # (see test/client/sf_bench --help); `--sweep-only --sessions "1 16 64"` runs
-# only the sweep; --time-only only the time predicates, --no-time skips them.
+# only the sweep; --time-only only the time predicates, --no-time skips them;
+# --no-rekey skips the re-key benchmark.
 # The sweep is the figure to take on a machine with many
 # cores: on 2 CPUs, 64 sessions mostly measure the scheduler.
 #
@@ -39,6 +42,7 @@ SWEEP_N=""
 BENCH=1
 SWEEP=1
 TIME=1
+REKEY=1
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -49,8 +53,9 @@ while [ $# -gt 0 ]; do
         --no-sweep) SWEEP=0 ;;
         --time-only) BENCH=0; SWEEP=0 ;;
         --no-time) TIME=0 ;;
+        --no-rekey) REKEY=0 ;;
         --) shift; EXTRA=("$@"); break ;;
-        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,36p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
         *) DIR=$1 ;;
     esac
@@ -173,4 +178,14 @@ if [ "$TIME" = 1 ]; then
     sf_server_stop "$DIR_B"
     echo
     SF_TIME_BENCH_PORT=${SF_TIME_BENCH_PORT:-$((PORT_A + 2))} bash "$HERE/time_bench.sh" "${QUICK[@]}" "$DIR/time"
+fi
+
+if [ "$REKEY" = 1 ]; then
+    sf_server_stop "$DIR_A"
+    sf_server_stop "$DIR_B"
+    echo
+    REKEY_ROWS=()
+    [ ${#QUICK[@]} -gt 0 ] || REKEY_ROWS=(--rows 1000000)
+    SF_REKEY_BENCH_PORT=${SF_REKEY_BENCH_PORT:-$((PORT_A + 3))} bash "$HERE/rekey_bench.sh" "${QUICK[@]}" \
+        "${REKEY_ROWS[@]}" "$DIR/rekey"
 fi

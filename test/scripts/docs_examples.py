@@ -118,10 +118,49 @@ ANNOT = re.compile(r"^\s*<!--\s*doctest:(.*?)-->\s*$")
 FENCE = re.compile(r"^(\s*)(```+)\s*([\w+-]*)\s*$")
 
 
+def table_cells(line):
+    """The cells of a Markdown table row: split on | outside code spans, \\| kept."""
+    cells, cell, tick, i = [], "", False, 0
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            cell += body[i:i + 2]
+            i += 2
+            continue
+        if c == "`":
+            tick = not tick
+        if c == "|" and not tick:
+            cells.append(cell)
+            cell = ""
+        else:
+            cell += c
+        i += 1
+    return cells + [cell]
+
+
+def check_table(path, first, rows):
+    """Every row of a table has as many cells as its header: a row that does
+    not (a line pasted into the wrong table) renders garbled."""
+    width = len(table_cells(rows[0]))
+    for k, row in enumerate(rows[1:], 1):
+        if len(table_cells(row)) != width:
+            raise DocError(f"{path}:{first + k + 1}: a table row with {len(table_cells(row))} "
+                           f"cells under a header of {width}")
+
+
 def parse_file(path):
     lines = open(path, encoding="utf-8").read().split("\n")
     blocks, pending, i = [], None, 0
     while i < len(lines):
+        if lines[i].lstrip().startswith("|"):
+            first = i
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                i += 1
+            check_table(path, first, lines[first:i])
+            continue
         m = ANNOT.match(lines[i])
         if m:
             pending = (i + 1, m.group(1))

@@ -1,6 +1,7 @@
 # Settings: a bad value in postgresql.conf stops the server with a message
 # naming the setting; on reload it is ignored (and named in the log); an
-# unset worker id makes snowflake_nextval() fail with a hint.
+# unset worker id makes snowflake_nextval() fail with a hint, naming a
+# misspelt snowflake.* line of the configuration if there is one.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -31,6 +32,21 @@ like($err, qr/HINT:  Set snowflake.worker_id in postgresql.conf to a value from 
 	'hint says what to set');
 is($node->safe_psql('postgres', 'SELECT worker_id FROM snowflake_parse(910499571847892992)'),
 	'25', 'decoding works without a worker id');
+
+# A misspelt setting (here added by a reload, in an included file) is no
+# setting at all: the error names it, where it is written, and what it likely
+# meant.
+set_case($node, 'snowflake.workerid = 9', 'snowflake.bogus = 1');
+$node->reload;
+$node->poll_query_until('postgres',
+	q{SELECT count(*) > 0 FROM pg_file_settings WHERE name = 'snowflake.workerid'})
+  or die 'reload not applied';
+($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/ERROR:  snowflake.worker_id is not set/, 'a typo leaves the worker id unset');
+like($err, qr{DETAIL:  \S*/snowflake_case\.conf line 1 sets "snowflake\.workerid", which is not a snowflake setting \(did you mean snowflake\.worker_id\?\)\.},
+	'... and the error names the misspelt line, its file and line number, and what it meant');
+like($err, qr{snowflake_case\.conf line 2 sets "snowflake\.bogus", which is not a snowflake setting\.},
+	'... and a name that is like no setting, without a guess');
 
 # Set it by reload: ids flow.
 set_case($node, 'snowflake.worker_id = 9');

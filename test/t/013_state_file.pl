@@ -27,7 +27,7 @@ ok(-f $file, 'snowflake.state exists in the data directory');
 is(sprintf('%04o', S_IMODE((stat $file)[2])), '0600', 'snowflake.state has mode 0600');
 ok(!-e "$file.tmp", 'no temporary file is left behind');
 my $st = read_state($node);
-is($st->{header}, 'snowflake-state 1', 'header line');
+is($st->{header}, 'snowflake-state 3', 'header line');
 is($st->{epoch_ms}, $SnowflakeTest::EPOCH_MS, 'records the epoch');
 is("$st->{datacenter_bits}/$st->{worker_bits}/$st->{sequence_bits}", '5/5/12', 'records the widths');
 is("$st->{datacenter_id}/$st->{worker_id}", '17/25', 'records the node identity');
@@ -132,7 +132,7 @@ sub put_file
 (my $flipped = $good) =~ s/(mark_unix_ms \d*)(\d)/$1 . (($2 + 1) % 10)/e;
 my @cases = (
 	[ 'a flipped digit', $flipped, qr/is corrupt/, qr/DETAIL:  The file does not match its CRC-32 checksum\./ ],
-	[ 'garbage', "\x00\xffnot a state file\n" x 3, qr/is corrupt/, qr/DETAIL:  The file does not start with "snowflake-state 1" or "snowflake-state 2"\./ ],
+	[ 'garbage', "\x00\xffnot a state file\n" x 3, qr/is corrupt/, qr/DETAIL:  The file does not start with "snowflake-state 1", "snowflake-state 2" or "snowflake-state 3"\./ ],
 	[ 'a truncated file', substr($good, 0, int(length($good) / 2)), qr/is corrupt/, qr/DETAIL:  The file has a missing or malformed line\./ ],
 	[ 'an empty file', '', qr/is corrupt/, qr/does not start with/ ],
 	[ 'an unreadable file (mode 000)', $good, qr/could not open snowflake state file "snowflake.state": Permission denied/, qr/HINT:/ ],

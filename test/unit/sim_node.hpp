@@ -35,6 +35,7 @@ struct SimNode {
     std::atomic<int64_t> now_ms{1000};  // the fake wall clock
     std::atomic<bool> reservation_wanted{false};
     bool use_fetch_add = true;
+    int64_t max_adders = 64;  // processes that may add at once (fetch-and-add mode)
     // > 0: a NeedReservation is answered at once, as if the reserver ran
     // then, with a mark this far ahead; 0: wait for someone else to reserve.
     int64_t auto_reserve_ms = 0;
@@ -50,20 +51,20 @@ struct SimNode {
         reserved_ms = gen.reserved_ms;
     }
 
-    // As src/pg's node identity does: under the lock, the new node first,
-    // then the word retired, so that adds and swaps prepared under the old
-    // identity fail.
-    void set_identity(int64_t dc, int64_t worker) {
+    // As src/pg's node identity does: under the lock, the word fenced at
+    // `fence_ms`, the new node published, the word retired
+    // (snowflake::switch_identity), so that adds and swaps prepared under
+    // the old identity fail.  Returns the word after the change.
+    uint64_t set_identity(int64_t dc, int64_t worker, int64_t fence_ms = -1) {
         std::lock_guard<std::mutex> g(lock);
-        const int64_t before = node.load();
+        const int64_t next = worker < 0 ? -1 : layout.node_bits(dc, worker);
         datacenter_id = dc;
         worker_id = worker;
-        node = worker < 0 ? -1 : layout.node_bits(dc, worker);
-        if (node.load() == before)
-            return;
-        uint64_t w = word.load();
-        while (!word.compare_exchange_weak(w, snowflake::word_after_identity_change(layout, w))) {
-        }
+        if (node.load() == next)
+            return word.load();
+        AtomicWord w{&word};
+        return snowflake::switch_identity(w, [this, next] { node = next; }, layout, fence_ms,
+                                          use_fetch_add ? max_adders : 0);
     }
 
     // What the reserver does: a mark `window` ms past max(clock, word).

@@ -256,25 +256,70 @@ TEST(FastAttempt, ReadsTheWordThenTheClockThenTheIdentity) {
 
 const int64_t kOtherNode = kL.node_bits(17, 26);
 
-TEST(IdentityChange, RetiresTheWordsMillisecondForEveryNodeAndOnlyGrowsIt) {
-    for (uint64_t counter : {0u, 1u, 4095u, 4096u, 5000u, 8191u}) {
-        for (int64_t node : {int64_t{0}, kNode, kL.node_bits(31, 31)}) {
-            const uint64_t w = snowflake::word_pack(kL, kT, node, counter);
-            const uint64_t r = snowflake::word_after_identity_change(kL, w);
-            EXPECT_GE(r, w);
-            EXPECT_EQ(snowflake::word_ms(kL, r), kT) << "the clock's millisecond stays";
-            EXPECT_GT(snowflake::word_counter(kL, r), static_cast<uint64_t>(kL.max_sequence()))
-                << "used up";
-            if (counter <= static_cast<uint64_t>(kL.max_sequence())) {
-                EXPECT_GT(r, w) << "a word that could still take ids changes";
+TEST(IdentityChange, RetiresTheWordsMillisecondForEveryNodeAndAlwaysGrowsIt) {
+    for (int64_t adders : {int64_t{0}, int64_t{1}, int64_t{100}, kL.max_sequence()}) {
+        for (uint64_t counter : {0u, 1u, 4095u, 4096u, 5000u, 8190u, 8191u}) {
+            for (int64_t node : {int64_t{0}, kNode, kL.node_bits(31, 31)}) {
+                const uint64_t w = snowflake::word_pack(kL, kT, node, counter);
+                const uint64_t r = snowflake::word_after_identity_change(kL, w, adders);
+                EXPECT_GT(r, w) << "every change makes the word larger: counter " << counter
+                                << " node " << node << " adders " << adders;
+                EXPECT_LE(snowflake::word_ms(kL, r), kT + 1) << "at most one millisecond on";
+                EXPECT_GT(snowflake::word_counter(kL, r), static_cast<uint64_t>(kL.max_sequence()))
+                    << "used up";
+                // The adds still in flight land without carrying out of the
+                // counter (at most `adders` of them).
+                EXPECT_LE(snowflake::word_counter(kL, r) + static_cast<uint64_t>(adders), 8191u);
+                int64_t id;
+                EXPECT_FALSE(snowflake::word_take(kL, r, &id)) << "an add on it takes nothing";
+                for (int64_t n : {int64_t{0}, kNode, kOtherNode})
+                    EXPECT_NE(snowflake::decide_fast(r, view(snowflake::word_ms(kL, r), n), kL, 1, 0)
+                                  .step,
+                              FastStep::Take);
             }
-            int64_t id;
-            EXPECT_FALSE(snowflake::word_take(kL, r, &id)) << "an add on it takes nothing";
-            for (int64_t n : {int64_t{0}, kNode, kOtherNode})
-                EXPECT_EQ(snowflake::decide_fast(r, view(kT, n), kL, 1, 0).step,
-                          FastStep::WaitNextMs);
         }
     }
+}
+
+TEST(IdentityChange, AWordRetiredAlreadyGetsItsCounterBumpedWhileTheAddsInFlightFit) {
+    const int64_t all_ones = kL.node_bits(31, 31);
+    const uint64_t w = snowflake::word_pack(kL, kT, all_ones, 4096);
+    EXPECT_EQ(snowflake::word_after_identity_change(kL, w, 100), w + 1);
+    EXPECT_EQ(snowflake::word_after_identity_change(kL, w, 0), w + 1) << "compare-and-swap mode";
+    // No room left for the adds in flight: the next millisecond, used up.
+    const uint64_t full = snowflake::word_pack(kL, kT, all_ones, 8191 - 100);
+    EXPECT_EQ(snowflake::word_after_identity_change(kL, full, 100),
+              snowflake::word_pack(kL, kT + 1, all_ones, 4096));
+    EXPECT_EQ(snowflake::word_after_identity_change(kL, full - 1, 100), full);
+}
+
+TEST(IdentityChange, AFenceMovesTheWordToItsMillisecondUsedUp) {
+    const uint64_t w = snowflake::word_pack(kL, kT, kNode, 7);
+    const uint64_t f = snowflake::word_after_identity_change(kL, w, 100, kT + 500);
+    EXPECT_EQ(snowflake::word_ms(kL, f), kT + 500);
+    EXPECT_GT(snowflake::word_counter(kL, f), static_cast<uint64_t>(kL.max_sequence()));
+    // A fence at or before the word's millisecond is a plain retirement.
+    EXPECT_EQ(snowflake::word_after_identity_change(kL, w, 100, kT),
+              snowflake::word_after_identity_change(kL, w, 100));
+    EXPECT_EQ(snowflake::word_after_identity_change(kL, w, 100, kT - 20),
+              snowflake::word_after_identity_change(kL, w, 100));
+}
+
+TEST(IdentityChange, TheLifetimesLastMillisecondStaysUsedUp) {
+    Layout narrow;
+    narrow.sequence_bits = 1;
+    const int64_t all = narrow.node_bits(31, 31);
+    const int64_t last = narrow.max_timestamp();
+    const uint64_t w = snowflake::word_pack(narrow, last, all, 2);
+    EXPECT_EQ(snowflake::word_after_identity_change(narrow, w, 0), w + 1);
+    // The largest word there is: nothing can be taken from it, nothing
+    // prepared on it can succeed (a move needs a later millisecond).
+    EXPECT_EQ(snowflake::word_after_identity_change(narrow, w + 1, 0), w + 1);
+    EXPECT_EQ(snowflake::word_after_identity_change(narrow, w + 1, 0, last + 5), w + 1);
+    EXPECT_EQ(snowflake::decide_fast(w + 1, FastView{last, all, last}, narrow, 1, 0).step,
+              FastStep::WaitNextMs);
+    EXPECT_EQ(snowflake::decide_fast(w + 1, FastView{last + 1, all, last + 1}, narrow, 1, 0).step,
+              FastStep::Slow);
 }
 
 // The identity read, then the change lands before the attempt's add or swap.
@@ -284,7 +329,7 @@ snowflake::AttemptResult attempt_across_change(Word &w, int64_t now) {
         w, [now] { return now; },
         [&w] {
             const snowflake::NodeView old{kNode, kT + 1000};  // read before the change
-            w.v = snowflake::word_after_identity_change(kL, w.v);
+            w.v = snowflake::word_after_identity_change(kL, w.v, 100);
             return old;
         },
         kL, 1, 0, true);
@@ -306,6 +351,54 @@ TEST(IdentityChange, ASwapPreparedUnderTheOldIdentityFails) {
     const auto b = attempt(w, view(kT + 276, kOtherNode), 1, 0, true);
     ASSERT_EQ(b.outcome, Attempt::Issued);
     EXPECT_EQ(b.first_id, kL.compose(kT + 276, kOtherNode, 0));
+}
+
+// D1: the all-ones identity (its node bits are those a retired word carries)
+// with its millisecond used up.  A process loaded that word, read the clock
+// one millisecond later and the identity (still all ones), and prepared a
+// swap to the new millisecond; then the identity changed.  The swap must
+// fail: the retired word has to differ from, and exceed, the old one.
+TEST(IdentityChange, AllOnesIdentityWithAUsedUpMillisecondStillRetiresTheWord) {
+    const int64_t all_ones = kL.node_bits(31, 31);
+    for (bool fetch_add : {true, false}) {
+        PlainWord w{snowflake::word_pack(kL, kT, all_ones, 4096)};  // kT used up by 31/31
+        const auto a = snowflake::try_fast(
+            w, [] { return kT + 1; },
+            [&w, all_ones, fetch_add] {
+                const snowflake::NodeView old{all_ones, kT + 1000};  // read before the change
+                w.v = snowflake::word_after_identity_change(kL, w.v, fetch_add ? 100 : 0);
+                return old;
+            },
+            kL, 1, 0, fetch_add);
+        EXPECT_EQ(a.outcome, Attempt::Retry) << "issued an id of worker 31 after the change: "
+                                             << a.first_id;
+    }
+}
+
+// The same through two changes in one millisecond (31/31 to 30, then to
+// 29): the second change finds the word already retired, and must still
+// make a swap prepared under 30 fail.
+TEST(IdentityChange, ASecondChangeInTheSameMillisecondStillRetiresTheWord) {
+    SimNode n(kL, -1);
+    n.use_fetch_add = false;
+    n.set_identity(31, 31);
+    n.auto_reserve_ms = 1000;
+    n.now_ms = kT;
+    ASSERT_EQ(take(n, 1, ClockPolicy::Borrow, 1000).outcome, Outcome::Issued);
+    const uint64_t first = n.set_identity(31, 30);
+    // A process loads the retired word, reads the clock a millisecond on and
+    // the identity 31/30, and prepares its swap; the node moves to 31/29.
+    snowflake_test::AtomicWord w{&n.word};
+    const auto a = snowflake::try_fast(
+        w, [] { return kT + 1; },
+        [&n] {
+            const snowflake::NodeView old{n.node.load(), n.reserved_ms.load()};
+            n.set_identity(31, 29);
+            return old;
+        },
+        kL, 1, 0, false);
+    EXPECT_EQ(a.outcome, Attempt::Retry) << "issued an id of worker 30: " << a.first_id;
+    EXPECT_GT(n.word.load(), first);
 }
 
 TEST(IdentityChange, OnTheWholePathNoIdOfTheOldNodeFollowsTheChange) {

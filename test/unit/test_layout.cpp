@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "layout.hpp"
@@ -168,6 +169,62 @@ TEST(Layout, ComposeCheckedRefusesEachOutOfRangePartInsteadOfWrapping) {
     EXPECT_EQ(id, sentinel) << "a refused compose must not write its output";
     // The largest values that fit are accepted.
     EXPECT_TRUE(snowflake::compose_checked(l, ms, 31, 31, 4095, &id));
+}
+
+// snowflake_make_id reports which argument is wrong: compose_parts names
+// the first part, in the id's field order, that does not fit.
+TEST(Layout, ComposePartsNamesTheFirstPartThatDoesNotFit) {
+    using snowflake::ComposeError;
+    const Layout l;  // 5/5/12
+    const int64_t ms = 1505914988849;
+    int64_t id = 7;
+    EXPECT_EQ(snowflake::compose_parts(l, l.epoch_ms - 1, 99, 99, 99999, &id),
+              ComposeError::BeforeEpoch);
+    EXPECT_EQ(snowflake::compose_parts(l, l.lifetime_end_unix_ms() + 1, 0, 0, 0, &id),
+              ComposeError::PastLifetime);
+    EXPECT_EQ(snowflake::compose_parts(l, ms, 32, 32, 4096, &id),
+              ComposeError::DatacenterOutOfRange);
+    EXPECT_EQ(snowflake::compose_parts(l, ms, -1, 0, 0, &id), ComposeError::DatacenterOutOfRange);
+    EXPECT_EQ(snowflake::compose_parts(l, ms, 31, 32, 4096, &id), ComposeError::WorkerOutOfRange);
+    EXPECT_EQ(snowflake::compose_parts(l, ms, 0, -1, 0, &id), ComposeError::WorkerOutOfRange);
+    EXPECT_EQ(snowflake::compose_parts(l, ms, 31, 31, 4096, &id),
+              ComposeError::SequenceOutOfRange);
+    EXPECT_EQ(snowflake::compose_parts(l, ms, 0, 0, -1, &id), ComposeError::SequenceOutOfRange);
+    EXPECT_EQ(id, 7) << "a refused compose must not write its output";
+    ASSERT_EQ(snowflake::compose_parts(l, ms, 17, 25, 0, &id), ComposeError::None);
+    EXPECT_EQ(id, 910499571847892992) << "the reference vector";
+    for (ComposeError e : {ComposeError::None, ComposeError::BeforeEpoch, ComposeError::PastLifetime,
+                           ComposeError::DatacenterOutOfRange, ComposeError::WorkerOutOfRange,
+                           ComposeError::SequenceOutOfRange})
+        EXPECT_NE(std::string(snowflake::compose_error_text(e)), "unknown compose error");
+}
+
+// A layout with a zero-width field has exactly one value for it: 0.
+TEST(Layout, ComposePartsAcceptsOnlyZeroInAZeroWidthField) {
+    using snowflake::ComposeError;
+    const Layout l = make_layout(0, 10, 12);
+    int64_t id = 0;
+    EXPECT_EQ(snowflake::compose_parts(l, l.epoch_ms, 1, 0, 0, &id),
+              ComposeError::DatacenterOutOfRange);
+    EXPECT_EQ(snowflake::compose_parts(l, l.epoch_ms, 0, 1023, 4095, &id), ComposeError::None);
+}
+
+// compose_parts is the inverse of decompose for every id of several layouts.
+TEST(Layout, ComposePartsInvertsDecompose) {
+    std::mt19937_64 rng(27);
+    for (const Widths &w : kLayouts) {
+        const Layout l = make_layout(w.dc, w.worker, w.seq);
+        for (int i = 0; i < 10000; i++) {
+            const int64_t id = static_cast<int64_t>(rng() >> 1);
+            IdParts p;
+            ASSERT_TRUE(snowflake::decompose(l, id, &p));
+            int64_t back = -1;
+            ASSERT_EQ(snowflake::compose_parts(l, p.unix_ms, p.datacenter_id, p.worker_id,
+                                               p.sequence, &back),
+                      snowflake::ComposeError::None);
+            EXPECT_EQ(back, id);
+        }
+    }
 }
 
 TEST(Layout, ComposeCheckedRefusesOutOfRangePartsInEveryLayout) {

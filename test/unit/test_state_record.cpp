@@ -25,6 +25,17 @@ StateRecord sample() {
     r.layout.sequence_bits = 12;
     r.datacenter_id = 17;
     r.worker_id = 25;
+    r.history.since_unix_ms = 1505000000000;
+    r.history.retired = snowflake::NodePair{17, 24};
+    r.history.retired_until_unix_ms = 1504999999999;
+    r.history.complete = false;
+    return r;
+}
+
+// The sample as a 1.4 build wrote it (no history).
+StateRecord sample_before_history() {
+    StateRecord r = sample();
+    r.history = snowflake::history_before_records(r.mark_unix_ms);
     return r;
 }
 
@@ -43,8 +54,18 @@ RecordError parse(const std::string &s, StateRecord *out) {
 bool same(const StateRecord &a, const StateRecord &b) {
     return a.mark_unix_ms == b.mark_unix_ms && a.layout == b.layout &&
            a.datacenter_id == b.datacenter_id && a.worker_id == b.worker_id &&
-           std::strcmp(a.registry_node_key, b.registry_node_key) == 0;
+           std::strcmp(a.registry_node_key, b.registry_node_key) == 0 && a.history == b.history;
 }
+
+// The seven history lines of a version 3 file, for the sample's history.
+const char *const kSampleHistory =
+    "identity_since_unix_ms 1505000000000\n"
+    "identity_not_before_unix_ms -1\n"
+    "retired_datacenter_id 17\n"
+    "retired_worker_id 24\n"
+    "retired_since_unix_ms -1\n"
+    "retired_until_unix_ms 1504999999999\n"
+    "identities_complete 0\n";
 
 // The sample as a registry claim of node key `key`.
 StateRecord claimed_sample(const char *key = "7312345678901234567:db-1.example.com:5432") {
@@ -69,24 +90,17 @@ TEST(StateRecord, Crc32MatchesZlib) {
 }
 
 TEST(StateRecord, FormatIsTheDocumentedText) {
-    EXPECT_EQ(format(sample()),
-              "snowflake-state 1\n"
-              "mark_unix_ms 1505914988849\n"
-              "epoch_ms 1288834974657\n"
-              "datacenter_bits 5\n"
-              "worker_bits 5\n"
-              "sequence_bits 12\n"
-              "datacenter_id 17\n"
-              "worker_id 25\n" +
-                  std::string("crc32 ") + [] {
-                      const std::string body =
-                          "snowflake-state 1\nmark_unix_ms 1505914988849\nepoch_ms "
-                          "1288834974657\ndatacenter_bits 5\nworker_bits 5\nsequence_bits "
-                          "12\ndatacenter_id 17\nworker_id 25\n";
-                      char c[9];
-                      snprintf(c, sizeof c, "%08x", snowflake::crc32(body.data(), body.size()));
-                      return std::string(c);
-                  }() + "\n");
+    const std::string body = std::string(
+                                 "snowflake-state 3\n"
+                                 "mark_unix_ms 1505914988849\n"
+                                 "epoch_ms 1288834974657\n"
+                                 "datacenter_bits 5\n"
+                                 "worker_bits 5\n"
+                                 "sequence_bits 12\n"
+                                 "datacenter_id 17\n"
+                                 "worker_id 25\n") +
+                             kSampleHistory;
+    EXPECT_EQ(format(sample()), with_crc(body));
 }
 
 TEST(StateRecord, FormatParseRoundTrips) {
@@ -175,7 +189,7 @@ TEST(StateRecord, HeaderCorruptionIsBadHeader) {
     bad[0] = 'S';
     EXPECT_EQ(parse(bad, &out), RecordError::BadHeader);
     bad = text;
-    bad[16] = '3';  // "snowflake-state 3": an unknown version
+    bad[16] = '4';  // "snowflake-state 4": an unknown version
     EXPECT_EQ(parse(bad, &out), RecordError::BadHeader);
     bad[16] = '0';
     EXPECT_EQ(parse(bad, &out), RecordError::BadHeader);
@@ -294,17 +308,40 @@ TEST(StateRecordClaim, AVersion1FileAlreadyWrittenIsAConfiguredIdentity) {
         "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n");
     StateRecord out = claimed_sample();  // parse must clear a key left in *out
     ASSERT_EQ(parse(v1, &out), RecordError::None);
-    EXPECT_TRUE(same(out, sample()));
+    EXPECT_TRUE(same(out, sample_before_history()));
     EXPECT_STREQ(out.registry_node_key, "");
-    // A configured identity is still written as version 1, exactly as before.
-    EXPECT_EQ(format(sample()), v1);
+    // It had ids (a mark): since when it issued them, and under which
+    // identities, is unknown.
+    EXPECT_EQ(out.history.since_unix_ms, -1);
+    EXPECT_FALSE(out.history.complete);
+    EXPECT_TRUE(out.history.retired.none());
+    // Written again, it becomes version 3.
+    EXPECT_EQ(format(out).rfind("snowflake-state 3\n", 0), 0u);
+}
+
+TEST(StateRecordClaim, AVersion2FileAlreadyWrittenIsAClaimWithNoHistory) {
+    const std::string v2 = with_crc(
+        "snowflake-state 2\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\n"
+        "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n"
+        "registry_node_key 7312345678901234567:db-1.example.com:5432\n");
+    StateRecord out;
+    ASSERT_EQ(parse(v2, &out), RecordError::None);
+    StateRecord expected = claimed_sample();
+    expected.history = snowflake::history_before_records(expected.mark_unix_ms);
+    EXPECT_TRUE(same(out, expected));
+    // A file of a node that never issued an id knows its whole history.
+    const std::string fresh = with_crc(
+        "snowflake-state 1\nmark_unix_ms -1\nepoch_ms 1288834974657\n"
+        "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n");
+    ASSERT_EQ(parse(fresh, &out), RecordError::None);
+    EXPECT_TRUE(out.history.complete);
 }
 
 TEST(StateRecordClaim, FormatIsTheDocumentedText) {
     const std::string body =
-        "snowflake-state 2\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\n"
-        "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n"
-        "registry_node_key 7312345678901234567:db-1.example.com:5432\n";
+        "snowflake-state 3\nmark_unix_ms 1505914988849\nepoch_ms 1288834974657\n"
+        "datacenter_bits 5\nworker_bits 5\nsequence_bits 12\ndatacenter_id 17\nworker_id 25\n" +
+        std::string(kSampleHistory) + "registry_node_key 7312345678901234567:db-1.example.com:5432\n";
     EXPECT_EQ(format(claimed_sample()), with_crc(body));
 }
 
@@ -489,5 +526,96 @@ TEST(ConfigChange, NodeChangeIsAcceptedAndOnlyFlagged) {
         EXPECT_EQ(v.refused_setting, nullptr);
         EXPECT_FALSE(v.epoch_moved_earlier);
         EXPECT_TRUE(v.node_changed);
+    }
+}
+
+// ---- version 3: the identity history -------------------------------------------------
+
+TEST(StateRecordHistory, RoundTripsEveryField) {
+    StateRecord r = claimed_sample();
+    for (int64_t v : {int64_t{-1}, int64_t{0}, INT64_MAX, INT64_MIN}) {
+        r.history.since_unix_ms = v;
+        r.history.not_before_unix_ms = v;
+        r.history.retired_since_unix_ms = v;
+        r.history.retired_until_unix_ms = v;
+        for (bool complete : {true, false}) {
+            r.history.complete = complete;
+            for (const snowflake::NodePair &p :
+                 {snowflake::NodePair{0, -1}, snowflake::NodePair{2147483647, 2147483647},
+                  snowflake::NodePair{-2147483648LL, 0}}) {
+                r.history.retired = p;
+                const std::string text = format(r);
+                ASSERT_LT(text.size(), snowflake::kStateRecordMaxLen);
+                StateRecord back;
+                ASSERT_EQ(parse(text, &back), RecordError::None) << text;
+                EXPECT_TRUE(same(back, r)) << text;
+            }
+        }
+    }
+}
+
+TEST(StateRecordHistory, TheLongestRecordFitsItsBuffer) {
+    StateRecord r = claimed_sample(std::string(snowflake::kNodeKeyMaxLen, 'k').c_str());
+    r.mark_unix_ms = r.layout.epoch_ms = INT64_MIN;
+    r.datacenter_id = r.worker_id = -2147483648LL;
+    r.history.since_unix_ms = r.history.not_before_unix_ms = INT64_MIN;
+    r.history.retired_since_unix_ms = r.history.retired_until_unix_ms = INT64_MIN;
+    r.history.retired = snowflake::NodePair{-2147483648LL, -2147483648LL};
+    r.layout.datacenter_bits = r.layout.worker_bits = 10;  // two digits each
+    r.layout.sequence_bits = 8;
+    const std::string text = format(r);
+    EXPECT_LT(text.size(), 900u);
+}
+
+TEST(StateRecordHistory, MissingMisnamedOrImpossibleHistoryLinesAreBadLine) {
+    const std::string fields =
+        "snowflake-state 3\nmark_unix_ms 1\nepoch_ms 2\ndatacenter_bits 5\nworker_bits 5\n"
+        "sequence_bits 12\ndatacenter_id 1\nworker_id 1\n";
+    StateRecord out;
+    ASSERT_EQ(parse(with_crc(fields + kSampleHistory), &out), RecordError::None);
+    EXPECT_EQ(out.history.since_unix_ms, 1505000000000);
+    ASSERT_EQ(parse(with_crc(fields + kSampleHistory + "registry_node_key a:b:1\n"), &out),
+              RecordError::None);
+    EXPECT_STREQ(out.registry_node_key, "a:b:1");
+    // Version 3 without its history, or with one line of it missing.
+    EXPECT_EQ(parse(with_crc(fields), &out), RecordError::BadLine);
+    std::string history = kSampleHistory;
+    for (size_t start = 0; start < history.size();) {
+        const size_t end = history.find('\n', start) + 1;
+        const std::string without = history.substr(0, start) + history.substr(end);
+        EXPECT_EQ(parse(with_crc(fields + without), &out), RecordError::BadLine) << without;
+        start = end;
+    }
+    // A history in a version 1 or 2 file is not theirs.
+    std::string v1 = fields;
+    v1[16] = '1';
+    EXPECT_EQ(parse(with_crc(v1 + kSampleHistory), &out), RecordError::BadLine);
+    // Values no writer produces: a flag other than 0 or 1, a retired node id
+    // outside int.
+    for (const char *bad : {"identities_complete 2\n", "identities_complete -1\n"}) {
+        std::string h = history;
+        h.replace(h.find("identities_complete"), std::string::npos, bad);
+        EXPECT_EQ(parse(with_crc(fields + h), &out), RecordError::BadLine) << bad;
+    }
+    std::string h = history;
+    h.replace(h.find("retired_worker_id 24"), 20, "retired_worker_id 2147483648");
+    EXPECT_EQ(parse(with_crc(fields + h), &out), RecordError::BadLine);
+    // The key before the history.
+    EXPECT_EQ(parse(with_crc(fields + "registry_node_key a:b:1\n" + kSampleHistory), &out),
+              RecordError::BadLine);
+}
+
+TEST(StateRecordHistory, EverySingleByteCorruptionIsDetected) {
+    const std::string text = format(claimed_sample());
+    for (size_t i = 0; i < text.size(); i++) {
+        for (int b = 0; b < 256; b++) {
+            if (static_cast<unsigned char>(text[i]) == b)
+                continue;
+            std::string bad = text;
+            bad[i] = static_cast<char>(b);
+            StateRecord out;
+            ASSERT_NE(parse(bad, &out), RecordError::None)
+                << "byte " << i << " ('" << text[i] << "') set to " << b << " went unnoticed";
+        }
     }
 }

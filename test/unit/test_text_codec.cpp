@@ -322,3 +322,33 @@ TEST(TextCodecErrorText, EveryCodeHasLowercaseText) {
         EXPECT_TRUE(t[0] >= 'a' && t[0] <= 'z') << t;
     }
 }
+
+// The hints of snowflake_decode: a decimal id or hex text given to the
+// default base62 is recognised for what it is.
+TEST(TextCodecOtherForm, RecognisesDecimalIdsAndHex) {
+    using snowflake::OtherForm;
+    using snowflake::TextFormat;
+    const auto of = [](const char *t, TextFormat f) {
+        return snowflake::other_form(t, std::strlen(t), f);
+    };
+    EXPECT_EQ(of("910499571847892992", TextFormat::Base62), OtherForm::Decimal);
+    EXPECT_EQ(of("9223372036854775807", TextFormat::Base32), OtherForm::Decimal);
+    EXPECT_EQ(of("9223372036854775807", TextFormat::Hex), OtherForm::Decimal);
+    // Text no longer than the format's width is taken as meant in it.
+    EXPECT_EQ(of("0", TextFormat::Base62), OtherForm::None);
+    EXPECT_EQ(of("8000000000000", TextFormat::Base32), OtherForm::None);
+    EXPECT_EQ(of("8000000000000000", TextFormat::Hex), OtherForm::None);
+    EXPECT_EQ(of("10000000000000000", TextFormat::Hex), OtherForm::Decimal);
+    // Above 2^63-1 it is no id in any form.
+    EXPECT_EQ(of("9223372036854775808", TextFormat::Base62), OtherForm::None);
+    EXPECT_EQ(of("99999999999999999999999", TextFormat::Base62), OtherForm::None);
+    EXPECT_EQ(of("0ca2be895c239000", TextFormat::Base62), OtherForm::Hex);
+    EXPECT_EQ(of("0CA2BE895C239000", TextFormat::Base32), OtherForm::Hex);
+    // Hex is not suggested to a hex decode, nor where hex overflows.
+    EXPECT_EQ(of("0ca2be895c239000", TextFormat::Hex), OtherForm::None);
+    EXPECT_EQ(of("ffffffffffffffff", TextFormat::Base62), OtherForm::None);
+    EXPECT_EQ(of("", TextFormat::Base62), OtherForm::None);
+    EXPECT_EQ(of("-5", TextFormat::Base62), OtherForm::None);
+    EXPECT_EQ(of("15G63YLn9Ae", TextFormat::Base32), OtherForm::None);
+    EXPECT_EQ(of("0x0ca2be895c239000", TextFormat::Base62), OtherForm::None);
+}
