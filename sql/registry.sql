@@ -137,6 +137,13 @@ SELECT node_key, datacenter_id, worker_id, kind, timeline FROM snowflake_registr
 SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 0, 1);
 SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 7, 1);
 SELECT node_key, datacenter_id, worker_id, kind FROM snowflake_registry ORDER BY 2, 3;
+-- Had its report of leaving a pair not arrived, the pair it moved off is
+-- retired until a time at or after all of its ids (its mark).
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 8, 1, now() + interval '3 s');
+SELECT datacenter_id, worker_id, node_key, retired_until - retired_at = interval '3 s' AS until_its_mark
+FROM snowflake_registry_retired;
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 7, 1);
+DELETE FROM snowflake_registry_retired;
 -- A pair another node holds is refused, naming it.
 SELECT * FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 1, 1);
 SELECT * FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 7, 1);
@@ -179,7 +186,7 @@ SELECT snowflake_registry_reserve(-1, 0, 'x');
 
 -- Not for PUBLIC.
 SELECT has_function_privilege('public', 'snowflake_registry_retire(text, integer, integer, timestamptz)', 'EXECUTE') AS public_may_retire,
-       has_function_privilege('public', 'snowflake_registry_reserve(text, integer, integer, integer, integer, integer)', 'EXECUTE') AS public_may_reserve,
+       has_function_privilege('public', 'snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz)', 'EXECUTE') AS public_may_reserve,
        has_function_privilege('public', 'snowflake_registry_reserve(integer, integer, text)', 'EXECUTE') AS public_may_set_aside,
        has_table_privilege('public', 'snowflake_registry_retired', 'SELECT') AS public_may_read_retired;
 TRUNCATE snowflake_registry, snowflake_registry_retired;

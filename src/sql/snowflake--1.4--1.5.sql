@@ -269,8 +269,11 @@ COMMENT ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer
 --     (the node issues no id under it before that time on its own clock);
 --   refused: why the pair is not recorded as the node's (another node holds
 --     it), or null.
--- A pair set aside by hand goes to the first configured node that reserves
--- it.  A node of the same cluster (same system identifier) on a later
+-- ids_until: a time at or after every id the node has issued (its durable
+-- mark); if the node held another pair here (it moved, and its report of
+-- leaving that one did not arrive), that pair is recorded as retired until
+-- then.  A pair set aside by hand goes to the first configured node that
+-- reserves it.  A node of the same cluster (same system identifier) on a later
 -- timeline -- a promoted standby -- takes the pair over from its old
 -- primary, which is refused from its next reservation on.  A holder silent
 -- for 10 minutes (as snowflake_registry_release requires) gives way.
@@ -281,6 +284,7 @@ CREATE FUNCTION @extschema@.snowflake_registry_reserve(
     datacenter_id integer,
     worker_id integer,
     timeline integer DEFAULT NULL,
+    ids_until timestamptz DEFAULT NULL,
     OUT retired_until timestamptz,
     OUT retired_by text,
     OUT refused text)
@@ -296,7 +300,9 @@ DECLARE
     fn_dc integer := snowflake_registry_reserve.datacenter_id;
     fn_w integer := snowflake_registry_reserve.worker_id;
     fn_tl integer := snowflake_registry_reserve.timeline;
+    fn_ids_until timestamptz := snowflake_registry_reserve.ids_until;
     h record;
+    gone record;
     held boolean;
     since timestamptz := now();
     same_cluster boolean;
@@ -369,9 +375,24 @@ BEGIN
         END IF;
     END IF;
 
-    -- The pair is this node's now (its row elsewhere, if it moved, goes).
+    -- The pair is this node's now.  Its row elsewhere, if it moved, goes;
+    -- that pair is retired until ids_until.
+    FOR gone IN
+        DELETE FROM @extschema@.snowflake_registry r
+        WHERE r.node_key = fn_key AND (r.datacenter_id, r.worker_id) <> (fn_dc, fn_w)
+        RETURNING r.datacenter_id, r.worker_id
+    LOOP
+        IF fn_ids_until IS NOT NULL AND isfinite(fn_ids_until) THEN
+            INSERT INTO @extschema@.snowflake_registry_retired AS t
+                (datacenter_id, worker_id, retired_until, node_key, retired_at)
+            VALUES (gone.datacenter_id, gone.worker_id, fn_ids_until, fn_key, now())
+            ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
+            SET retired_until = greatest(t.retired_until, excluded.retired_until),
+                retired_at = now();
+        END IF;
+    END LOOP;
     DELETE FROM @extschema@.snowflake_registry r
-    WHERE r.node_key = fn_key OR (r.datacenter_id = fn_dc AND r.worker_id = fn_w);
+    WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
     INSERT INTO @extschema@.snowflake_registry
         (datacenter_id, worker_id, node_key, datacenter_bits, worker_bits, claimed_at,
          last_seen, kind, timeline)
@@ -379,7 +400,7 @@ BEGIN
             since, now(), 'configured', fn_tl);
 END
 $$;
-COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer) IS
+COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) IS
     'a configured node reserves its pair (and learns whether another node retired or holds it); run on the registry server';
 
 -- Sets a pair aside by hand, for a configured node that does not talk to
@@ -457,7 +478,7 @@ END
 $$;
 
 REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(integer, integer, text) FROM PUBLIC;
 -- ===========================================================================
 -- end of the registry: handovers, and the pairs that configured nodes use

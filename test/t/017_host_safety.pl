@@ -99,22 +99,22 @@ cmp_ok(read_state($node)->{mark_unix_ms}, '>=', $mark,
 # and crash recovery does not raise it again to the reservations it
 # replays from the WAL.
 $node->safe_psql('postgres', 'SELECT count(*) FROM snowflake_generate(1000)');
-my $last = $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
-cmp_ok(read_state($node)->{mark_unix_ms}, '>', unix_ms_of($last),
+my $last_id = $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
+cmp_ok(read_state($node)->{mark_unix_ms}, '>', unix_ms_of($last_id),
 	'while ids are issued the mark is reserved ahead of the last id');
 $node->stop('immediate');
-is(read_state($node)->{mark_unix_ms}, unix_ms_of($last),
+is(read_state($node)->{mark_unix_ms}, unix_ms_of($last_id),
 	'an immediate shutdown lowers the mark to the last id\'s millisecond');
 $offset = -s $node->logfile;
 $node->start;
 like(slurp_file($node->logfile, $offset), qr/redo starts at/, 'the restart runs crash recovery');
 is($node->safe_psql('postgres',
 		'SELECT (extract(epoch FROM durable_mark) * 1000)::bigint FROM snowflake_status'),
-	unix_ms_of($last), 'which leaves the mark at the last id, not at a replayed reservation');
+	unix_ms_of($last_id), 'which leaves the mark at the last id, not at a replayed reservation');
 my $first = $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
 my $clock = server_unix_ms($node);
-cmp_ok($first, '>', $last, 'the first id after it is above the last one');
-cmp_ok(unix_ms_of($first), '<=', ($clock > unix_ms_of($last) + 1 ? $clock : unix_ms_of($last) + 1),
+cmp_ok($first, '>', $last_id, 'the first id after it is above the last one');
+cmp_ok(unix_ms_of($first), '<=', ($clock > unix_ms_of($last_id) + 1 ? $clock : unix_ms_of($last_id) + 1),
 	'and no further ahead of the clock than the last id forces');
 
 # ---- ALTER SYSTEM of a layout setting.
