@@ -81,7 +81,8 @@ struct IdentityShared {
     // The key the claim in use belongs to (set with source Claimed or
     // Citus).
     char registry_node_key[snowflake::kNodeKeyMaxLen + 1];
-    // Claims adopted / written to the state file by the reserver.
+    // Changes the reserver is to write to the state file (claims adopted, a
+    // not-before time the registry gave), and those it has written.
     uint32_t claims_adopted;
     uint32_t claims_recorded;
 
