@@ -96,3 +96,97 @@ REVOKE ALL ON FUNCTION snowflake_registry_claim(text, integer, integer) FROM reg
 REVOKE ALL ON FUNCTION snowflake_registry_renew(text, integer, integer, integer, integer) FROM regress_sf_registrar;
 DROP ROLE regress_sf_registrar;
 TRUNCATE snowflake_registry;
+
+-- ---- Handovers: a pair a node left is not handed out before its
+-- retired_until plus one second.
+SELECT * FROM snowflake_registry_claim('node-a');
+SELECT * FROM snowflake_registry_claim('node-b');
+-- node-a moves off 0/0; its ids under it carry times up to 10 s from now.
+SELECT snowflake_registry_retire('node-a', 0, 0, now() + interval '10 s');
+SELECT node_key, datacenter_id, worker_id FROM snowflake_registry ORDER BY 1;
+SELECT datacenter_id, worker_id, node_key, retired_until - retired_at = interval '10 s' AS until_kept
+FROM snowflake_registry_retired;
+-- Another node asks for 0/0: it gets another pair, also as its held one.
+SELECT * FROM snowflake_registry_claim('node-c');
+SELECT * FROM snowflake_registry_renew('node-d', 5, 5, 0, 0);
+-- The node that retired it may take it back at once.
+SELECT * FROM snowflake_registry_renew('node-a', 5, 5, 0, 0);
+SELECT count(*) AS retired_rows FROM snowflake_registry_retired;
+-- Once retired_until (plus the margin) has passed, the pair is free again.
+SELECT snowflake_registry_retire('node-a', 0, 0, now() - interval '2 s');
+SELECT * FROM snowflake_registry_renew('node-e', 5, 5, 0, 0);
+SELECT count(*) AS retired_rows FROM snowflake_registry_retired;
+-- Reported twice (or by two nodes): the later time stands.
+SELECT snowflake_registry_retire('node-x', 9, 9, now() + interval '1 hour');
+SELECT snowflake_registry_retire('node-y', 9, 9, now() + interval '1 minute');
+SELECT node_key, retired_until > now() + interval '59 minutes' AS latest
+FROM snowflake_registry_retired WHERE (datacenter_id, worker_id) = (9, 9);
+-- Bad arguments.
+SELECT snowflake_registry_retire('', 1, 1, now());
+SELECT snowflake_registry_retire('k', -1, 1, now());
+SELECT snowflake_registry_retire('k', 1, 1, 'infinity');
+SELECT snowflake_registry_retire('k', 1, 1, NULL);
+
+-- ---- Configured nodes reserve their pairs: claims never hand them out.
+TRUNCATE snowflake_registry, snowflake_registry_retired;
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 0, 1);
+SELECT * FROM snowflake_registry_claim('node-a');
+SELECT * FROM snowflake_registry_renew('node-b', 5, 5, 0, 0);
+SELECT node_key, datacenter_id, worker_id, kind, timeline FROM snowflake_registry ORDER BY 2, 3;
+-- A reservation renewed keeps its pair; a node that moves takes its row along.
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 0, 1);
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 7, 1);
+SELECT node_key, datacenter_id, worker_id, kind FROM snowflake_registry ORDER BY 2, 3;
+-- Had its report of leaving a pair not arrived, the pair it moved off is
+-- retired until a time at or after all of its ids (its mark).
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 8, 1, now() + interval '3 s');
+SELECT datacenter_id, worker_id, node_key, retired_until - retired_at = interval '3 s' AS until_its_mark
+FROM snowflake_registry_retired;
+SELECT * FROM snowflake_registry_reserve('1111:conf-a:5432', 5, 5, 0, 7, 1);
+DELETE FROM snowflake_registry_retired;
+-- A pair another node holds is refused, naming it.
+SELECT * FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 1, 1);
+SELECT * FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 7, 1);
+-- A pair another node retired: reserved, with the time before which the
+-- node issues no id under it.
+SELECT snowflake_registry_retire('1111:conf-a:5432', 0, 7, now() + interval '5 s');
+SELECT retired_until > now() + interval '4 s' AS until_told, retired_by, refused
+FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 7, 1);
+-- A promoted standby (same system identifier, later timeline) takes its
+-- old primary's pair over; the old primary is refused from then on.
+SELECT retired_until IS NOT NULL AS retired, retired_by, refused
+FROM snowflake_registry_reserve('2222:standby-b:5432', 5, 5, 0, 7, 2);
+SELECT refused FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 7, 1);
+SELECT node_key, timeline FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 7);
+-- A holder silent for 10 minutes gives way.
+UPDATE snowflake_registry SET last_seen = now() - interval '11 minutes' WHERE node_key = '2222:standby-b:5432';
+SELECT refused FROM snowflake_registry_reserve('3333:conf-c:5432', 5, 5, 0, 7, 1);
+SELECT node_key FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 7);
+-- Bad arguments, and other widths.
+SELECT * FROM snowflake_registry_reserve('k', 5, 5, 32, 0);
+SELECT * FROM snowflake_registry_reserve('k', 5, 5, NULL, 0);
+SELECT * FROM snowflake_registry_reserve('', 5, 5, 0, 0);
+SELECT * FROM snowflake_registry_reserve('k', 4, 6, 0, 0);
+
+-- ---- Pairs set aside by hand, for configured nodes that do not ask.
+TRUNCATE snowflake_registry, snowflake_registry_retired;
+SELECT snowflake_registry_reserve(0, 0, 'db-7, configured by hand');
+SELECT snowflake_registry_reserve(0, 0, 'db-7 (moved to rack 3)');
+SELECT * FROM snowflake_registry_claim('node-a');
+SELECT node_key, datacenter_id, worker_id, kind, note FROM snowflake_registry ORDER BY 2, 3;
+SELECT snowflake_registry_reserve(0, 1, 'taken');
+-- Released at once; then claims may have it.
+SELECT snowflake_registry_release('reserved:0/0');
+SELECT * FROM snowflake_registry_claim('node-b');
+-- The first configured node that reserves a pair set aside for it takes it.
+SELECT snowflake_registry_reserve(0, 5, 'for conf-d');
+SELECT * FROM snowflake_registry_reserve('4444:conf-d:5432', 5, 5, 0, 5, 1);
+SELECT node_key, kind, note FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 5);
+SELECT snowflake_registry_reserve(-1, 0, 'x');
+
+-- Not for PUBLIC.
+SELECT has_function_privilege('public', 'snowflake_registry_retire(text, integer, integer, timestamptz)', 'EXECUTE') AS public_may_retire,
+       has_function_privilege('public', 'snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz)', 'EXECUTE') AS public_may_reserve,
+       has_function_privilege('public', 'snowflake_registry_reserve(integer, integer, text)', 'EXECUTE') AS public_may_set_aside,
+       has_table_privilege('public', 'snowflake_registry_retired', 'SELECT') AS public_may_read_retired;
+TRUNCATE snowflake_registry, snowflake_registry_retired;

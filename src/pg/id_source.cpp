@@ -7,6 +7,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "sql_values.hpp"
 #include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
@@ -279,9 +280,40 @@ void count_wait(BackendCounters *c) {
     pg_atomic_write_u64(&c->sequence_waits, pg_atomic_read_u64(&c->sequence_waits) + 1);
 }
 
-// The slow path: one decision under the generator lock.  Returns false,
-// deciding nothing, while the node has no identity.
-bool take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r) {
+// The registry's verdict on this node's pair (node_identity.hpp), after
+// releasing the lock.
+[[noreturn]] void report_blocked(const IdentityBlock &b) {
+    if (b.refused)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("the snowflake registry refuses datacenter_id %d worker_id %d to this node",
+                        b.datacenter_id, b.worker_id),
+                 errdetail("%s.", b.reason),
+                 errhint("Two nodes must never issue ids under one pair. Give this node a pair no "
+                         "other node uses (snowflake.worker_id, snowflake.datacenter_id) and "
+                         "reload; or, if the other node is gone for good, release its row on the "
+                         "registry.")));
+    const char *until =
+        timestamptz_to_str(DatumGetTimestampTz(unix_ms_to_timestamptz(b.not_before_unix_ms)));
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake ids under datacenter_id %d worker_id %d are held back until %s",
+                    b.datacenter_id, b.worker_id, until),
+             errdetail("The snowflake registry says %s: its ids under this pair carry times up "
+                       "to then, so this node's must carry later ones.",
+                       b.reason[0] ? b.reason : "another node retired this pair"),
+             errhint("Wait until then, or give this node another snowflake.worker_id and "
+                     "reload.")));
+    pg_unreachable();
+}
+
+enum class Slow { Decided, NoIdentity, Blocked };
+
+// The slow path: one decision under the generator lock.  Decides nothing
+// while the node has no identity, or while the registry holds its ids back
+// (*blocked says why).
+Slow take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r,
+               IdentityBlock *blocked) {
     SharedWord word{&s->word};
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     // The identity is the node's, read under the lock: a reload applies at
@@ -290,14 +322,20 @@ bool take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r) {
     req.worker_id = s->identity.worker_id;
     if (unlikely(req.worker_id < 0)) {
         LWLockRelease(&s->lock);
-        return false;
+        return Slow::NoIdentity;
+    }
+    // An identity with no node published is held back by the registry.
+    if (unlikely(static_cast<int64>(pg_atomic_read_u64(&s->node)) < 0) &&
+        !identity_unblock_if_due_locked(s, blocked)) {
+        LWLockRelease(&s->lock);
+        return Slow::Blocked;
     }
     *r = snowflake::take_locked(word, now_ms, &s->gen, g_layout,
                                 static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms)), req);
     if (r->outcome == snowflake::Outcome::NeedReservation)
         s->reservation_wanted = true;
     LWLockRelease(&s->lock);
-    return true;
+    return Slow::Decided;
 }
 
 }  // namespace
@@ -354,7 +392,11 @@ pg_noinline int64_t take_ids_loop(int64_t want, int64_t *first) {
             break;
         }
         snowflake::Result r;
-        if (!take_slow(s, req, &r)) {
+        IdentityBlock blocked;
+        const Slow slow = take_slow(s, req, &r, &blocked);
+        if (slow == Slow::Blocked)
+            report_blocked(blocked);
+        if (slow == Slow::NoIdentity) {
             check_can_generate();  // reports why there is no identity
             continue;              // it arrived meanwhile
         }

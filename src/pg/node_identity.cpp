@@ -70,6 +70,9 @@ void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentityS
     id.source = worker_id < 0 ? IdentitySource::None : source;
     if (from == to)
         return;
+    // What the registry said was about the old pair.
+    id.blocked_refused = false;
+    id.blocked_reason[0] = '\0';
     const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
     const int64 word_ms = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
     const int64 reserved = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
@@ -87,6 +90,41 @@ void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentityS
     id.history = snowflake::history_after_change(id.history, from, to, floor + g_layout.epoch_ms,
                                                  until + g_layout.epoch_ms);
     id.generation++;
+}
+
+// Whether ids may be issued under the identity now (see blocked_refused).
+bool usable_now(const IdentityShared &id) {
+    if (id.worker_id < 0 || id.blocked_refused)
+        return false;
+    const int64 not_before = id.history.not_before_unix_ms;
+    return not_before < 0 || wall_clock_unix_ms() > not_before;
+}
+
+// Publishes the node bits, or -1 while the identity is blocked; the caller
+// holds the lock exclusively.  Stopping retires the word, so that an add or
+// swap prepared before fails; resuming fences it at the not-before time, so
+// that every id carries a later one.
+void publish_usable(SharedState *s) {
+    const IdentityShared &id = s->identity;
+    const bool usable = usable_now(id);
+    const int64 node = usable ? g_layout.node_bits(id.datacenter_id, id.worker_id) : -1;
+    const int64 not_before = id.history.not_before_unix_ms;
+    const int64 fence = usable && not_before >= 0 ? not_before - g_layout.epoch_ms : -1;
+    SharedWord word{&s->word};
+    if (static_cast<int64>(pg_atomic_read_u64(&s->node)) == node) {
+        // Usable all along (the clock is past the not-before time already):
+        // the word still moves past it, so that no id to come, taken or
+        // borrowed, carries an earlier time.
+        uint64_t w = word.load();
+        while (fence > snowflake::word_ms(g_layout, w) &&
+               !word.cas(&w, snowflake::word_after_identity_change(g_layout, w, max_adders(s),
+                                                                    fence))) {
+        }
+        return;
+    }
+    (void)snowflake::switch_identity(
+        word, [s, node] { pg_atomic_write_u64(&s->node, static_cast<uint64>(node)); }, g_layout,
+        fence, max_adders(s));
 }
 
 void warn_kept(const char *name, int kept, int default_value) {
@@ -190,8 +228,16 @@ void identity_settle_at_start(SharedState *s, const snowflake::StateRecord *stor
                : snowflake::NodePair{0, -1};
     id.history = stored ? stored->history : snowflake::IdentityHistory{};
     id.generation = 0;
-    if (was == now_pair)
+    if (was == now_pair) {
+        // Another node retired this pair until a time still to come.
+        const int64 not_before = id.history.not_before_unix_ms;
+        if (!now_pair.none() && not_before >= 0 && wall_clock_unix_ms() <= not_before) {
+            snprintf(id.blocked_reason, sizeof id.blocked_reason,
+                     "another node retired it (recorded in snowflake.state)");
+            pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
+        }
         return;
+    }
     // Every id of the recorded identity is at or below the file's mark (the
     // word holds it now, used up).
     const uint64 w = pg_atomic_read_u64(&s->word);
@@ -239,6 +285,56 @@ bool identity_settle_after_recovery(SharedState *s) {
     return settle;
 }
 
+void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
+                               int64_t retired_until_unix_ms, const char *retired_by,
+                               const char *refused) {
+    IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    if (id.worker_id != worker_id || id.datacenter_id != datacenter_id ||
+        id.source != IdentitySource::Configured) {
+        LWLockRelease(&s->lock);
+        return;  // the identity moved on meanwhile: asked again for the new one
+    }
+    bool record = false;
+    if (retired_until_unix_ms >= 0 && retired_until_unix_ms > id.history.not_before_unix_ms) {
+        id.history.not_before_unix_ms = retired_until_unix_ms;
+        record = true;
+    }
+    id.blocked_refused = refused != nullptr;
+    if (refused)
+        strlcpy(id.blocked_reason, refused, sizeof id.blocked_reason);
+    else if (record)
+        snprintf(id.blocked_reason, sizeof id.blocked_reason, "node %s retired it",
+                 retired_by ? retired_by : "(unknown)");
+    publish_usable(s);
+    if (record)
+        id.claims_adopted++;  // the reserver records the not-before time
+    Latch *reserver = s->reserver_latch;
+    LWLockRelease(&s->lock);
+    if (record && reserver)
+        SetLatch(reserver);
+}
+
+bool identity_unblock_if_due_locked(SharedState *s, IdentityBlock *why) {
+    const IdentityShared &id = s->identity;
+    if (usable_now(id)) {
+        publish_usable(s);
+        return true;
+    }
+    why->datacenter_id = id.datacenter_id;
+    why->worker_id = id.worker_id;
+    why->refused = id.blocked_refused;
+    why->not_before_unix_ms = id.history.not_before_unix_ms;
+    strlcpy(why->reason, id.blocked_reason, sizeof why->reason);
+    return false;
+}
+
+void identity_wake_registrar(SharedState *s) {
+    Latch *latch = s->registrar_latch;
+    if (latch)
+        SetLatch(latch);
+}
+
 void identity_after_reload(SharedState *s) {
     // Whether each setting is still set anywhere (file, ALTER SYSTEM,
     // command line): one that is not has its default now.
@@ -266,11 +362,15 @@ void identity_after_reload(SharedState *s) {
     // identity from there (identity_keep_after_crash), which therefore is
     // never one the node had left.
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    const uint32_t generation_before = id.generation;
     change_identity(s, datacenter, worker, IdentitySource::Configured);
     id.kept_worker_id = keep_worker;
     id.kept_datacenter_id = keep_datacenter;
     id.registry_node_key[0] = '\0';  // a configured identity wins over a claim
+    const bool changed = id.generation != generation_before;
     LWLockRelease(&s->lock);
+    if (changed)
+        identity_wake_registrar(s);
     // Said at every reload while it lasts, so that it cannot go unnoticed.
     if (keep_worker)
         warn_kept("snowflake.worker_id", current_worker, -1);

@@ -81,7 +81,8 @@ struct IdentityShared {
     // The key the claim in use belongs to (set with source Claimed or
     // Citus).
     char registry_node_key[snowflake::kNodeKeyMaxLen + 1];
-    // Claims adopted / written to the state file by the reserver.
+    // Changes the reserver is to write to the state file (claims adopted, a
+    // not-before time the registry gave), and those it has written.
     uint32_t claims_adopted;
     uint32_t claims_recorded;
 
@@ -90,6 +91,14 @@ struct IdentityShared {
     // Bumped by every change of the identity: a reservation written under
     // another generation is not published (reserve_ahead).
     uint32_t generation;
+
+    // The registry refuses the identity to this node (another node holds
+    // the pair): no id is issued under it until it says otherwise.  Ids are
+    // also held back while the clock is not past history.not_before_unix_ms
+    // (another node retired the pair until then).  Either way the fast path
+    // reads node -1 meanwhile, and the slow path says why (blocked_reason).
+    bool blocked_refused;
+    char blocked_reason[256];
 
     // On a standby (or a restore), from the last mark replayed: the identity
     // and history of the node that wrote the WAL.
@@ -194,6 +203,10 @@ Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, c
                              int *old_datacenter_id, int *old_worker_id,
                              IdentitySource source = IdentitySource::Claimed);
 
+// The registrar's latch, set at every identity change so that it reports
+// the retired identity and reserves the new one at once.
+void identity_wake_registrar(SharedState *s);
+
 // Gives up the claim the node holds, if any (the node has no identity
 // then), and records why there is none (as identity_note_registry_failure).
 // The reserver records it in the state file, so that no restart resumes
@@ -204,6 +217,31 @@ void identity_drop_claim(SharedState *s, RegistryState state, const char *why);
 // adopted that it does not record yet, so the claim survives a crash before
 // the node's first id.
 void identity_record_new_claim(SharedState *s);
+
+// What the registry says about the configured pair (dc, worker) of this
+// node: another node retired it until retired_until_unix_ms (-1: no such
+// time; retired_by names it), or refuses it (refused: why; null: not
+// refused).  Ignored if the node's identity is another pair by now.  Ids
+// are held back until the clock is past retired_until (recorded in
+// snowflake.state as the identity's not-before time), or while refused.
+void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
+                               int64_t retired_until_unix_ms, const char *retired_by,
+                               const char *refused);
+
+// Why the identity issues no id now, for the slow path's error.
+struct IdentityBlock {
+    int datacenter_id;
+    int worker_id;
+    bool refused;                // the registry refuses the pair
+    int64_t not_before_unix_ms;  // else: ids must carry later times
+    char reason[256];
+};
+
+// In the slow path, with the lock held, when the fast path found no node
+// but the node has an identity: lifts a block that is over (the word fenced
+// past its not-before time) and returns true, or fills *why and returns
+// false.
+bool identity_unblock_if_due_locked(SharedState *s, IdentityBlock *why);
 
 // ---- for the settings ----------------------------------------------------------
 

@@ -1,5 +1,7 @@
 // The registrar: claims and renews this node's (datacenter_id, worker_id) on
 // the registry server, and the glue that makes a claim survive restarts.
+// With a configured identity it reserves the configured pair instead, and
+// either way it reports the pair the node left (its retired identity).
 //
 // Rules (README "Assigning node identities"):
 //   - an explicit snowflake.worker_id always wins: a claim is adopted only
@@ -13,7 +15,16 @@
 //     pair the node holds: it answers with the node's claim (the same pair),
 //     and when the claim is missing (restored registry, released by hand) it
 //     records the pair again if it is free, else hands out a free one, which
-//     the node then moves to.
+//     the node then moves to;
+//   - a node with a configured identity (snowflake.worker_id set) reserves
+//     its pair at start, at once after every reload that changes it, and
+//     every minute; the registry answers whether another node retired the
+//     pair until a time still to come (ids are held back until the clock is
+//     past it) or holds it (ids are refused until that changes), and the
+//     node obeys (identity_registry_verdict);
+//   - whenever the node's retired identity (snowflake_status.retired_identity)
+//     is one it has not reported yet, it tells the registry, with
+//     retired_until, so that no other node gets the pair before then.
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
@@ -29,6 +40,7 @@
 
 #include "firewall.hpp"
 extern "C" {
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 }
 
@@ -47,12 +59,6 @@ void handle_sigterm(SIGNAL_ARGS) {
     got_sigterm = 1;
     SetLatch(MyLatch);
     errno = save_errno;
-}
-
-[[noreturn]] void stop_for_configured_identity() {
-    ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
-                         "identity is used and no claim is made")));
-    proc_exit(0);  // exit code 0: not restarted
 }
 
 // Interrupted by SIGTERM: exit code 1, so that if this was not a shutdown
@@ -83,6 +89,173 @@ bool registry_schema(PGconn *conn, char *schema, size_t len, char *msg, size_t m
     return found;
 }
 
+// The outcome of one call to the registry.
+struct Call {
+    bool ok;            // a result with rows came back
+    bool refused;       // the registry answered with an error (msg, sqlstate)
+    char sqlstate[6];
+    char msg[600];
+    PGresult *res;      // ok: the result (PQclear it)
+};
+
+// Connects to the registry and runs one query: `sql_fmt` with %s for the
+// extension's schema there (quoted), so that objects of the same name
+// elsewhere on the registry's search_path are never called.
+Call registry_call(const char *sql_fmt, int nparams, const Oid *types, const char *const *params) {
+    Call c{};
+    PGconn *conn;
+    ClientResult r = registry_connect(guc_registry, &got_sigterm, &conn, c.msg, sizeof c.msg);
+    if (r == ClientResult::Interrupted)
+        stop_on_sigterm();
+    char schema[NAMEDATALEN * 2 + 3];
+    if (r != ClientResult::Ok || !registry_schema(conn, schema, sizeof schema, c.msg, sizeof c.msg)) {
+        if (conn)
+            PQfinish(conn);
+        return c;
+    }
+    char sql[512];
+    snprintf(sql, sizeof sql, sql_fmt, schema);
+    PGresult *res;
+    r = registry_query(conn, sql, nparams, types, params, &got_sigterm, &res, c.msg, sizeof c.msg);
+    if (r == ClientResult::Interrupted) {
+        PQfinish(conn);
+        stop_on_sigterm();
+    }
+    // An error result is the registry refusing; no result at all is a
+    // timeout or a lost connection, which msg describes.
+    c.ok = r == ClientResult::Ok && PQntuples(res) == 1;
+    c.refused = r != ClientResult::Ok && res != nullptr;
+    const char *sqlstate = c.refused ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+    strlcpy(c.sqlstate, sqlstate ? sqlstate : "", sizeof c.sqlstate);
+    if (c.ok) {
+        c.res = res;
+    } else {
+        if (r == ClientResult::Ok)
+            snprintf(c.msg, sizeof c.msg, "the registry answered with %d rows", PQntuples(res));
+        PQclear(res);
+    }
+    PQfinish(conn);
+    return c;
+}
+
+// Logs a failure at LOG the first time, at DEBUG1 while it stays the same.
+void log_failure(const char *what, const Call &c, char *last, size_t last_len) {
+    char line[700];
+    snprintf(line, sizeof line, "%s%s", c.refused ? "the registry refused " : "", c.msg);
+    ereport(strcmp(last, line) == 0 ? DEBUG1 : LOG,
+            (errmsg("snowflake registrar: could not %s: %s", what, line)));
+    strlcpy(last, line, last_len);
+}
+
+// The retired identity last reported to the registry by this process.
+snowflake::NodePair reported_pair{0, -1};
+int64_t reported_until = -1;
+char retire_failure[700];
+
+// Tells the registry about the identity the node left, once per (pair,
+// retired_until).  A registry without the 1.5 functions, or a role without
+// EXECUTE on snowflake_registry_retire, is logged and asked again later.
+void report_retirement(SharedState *s) {
+    IdentityView v;
+    (void)identity_in_use(&v);
+    const snowflake::IdentityHistory &h = v.history;
+    if (h.retired.none() || (h.retired == reported_pair && h.retired_until_unix_ms == reported_until))
+        return;
+    char key[snowflake::kNodeKeyMaxLen + 1], dc[16], worker[16], until[24];
+    identity_node_key(key, sizeof key);
+    snprintf(dc, sizeof dc, "%lld", static_cast<long long>(h.retired.datacenter_id));
+    snprintf(worker, sizeof worker, "%lld", static_cast<long long>(h.retired.worker_id));
+    snprintf(until, sizeof until, "%lld", static_cast<long long>(h.retired_until_unix_ms));
+    const char *params[4] = {key, dc, worker, until};
+    const Oid types[4] = {TEXTOID, INT4OID, INT4OID, INT8OID};
+    Call c = registry_call("SELECT %s.snowflake_registry_retire($1, $2, $3, "
+                           "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
+                           "($4 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval))",
+                           4, types, params);
+    if (!c.ok) {
+        log_failure("report the retired identity", c, retire_failure, sizeof retire_failure);
+        return;
+    }
+    PQclear(c.res);
+    reported_pair = h.retired;
+    reported_until = h.retired_until_unix_ms;
+    retire_failure[0] = '\0';
+    ereport(LOG, (errmsg("snowflake registrar: told the registry that node %s left datacenter_id "
+                         "%s worker_id %s, with ids up to %lld ms after 1970",
+                         key, dc, worker, static_cast<long long>(h.retired_until_unix_ms))));
+}
+
+// A time at or after every id this node has issued: its durable mark (or
+// the word, if that is higher).
+int64_t ids_until_unix_ms(SharedState *s) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    int64_t until = s->file_mark_unix_ms;
+    LWLockRelease(&s->lock);
+    const int64_t reserved = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
+    const int64_t word = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
+    if (reserved + g_layout.epoch_ms > until)
+        until = reserved + g_layout.epoch_ms;
+    if (word + g_layout.epoch_ms > until)
+        until = word + g_layout.epoch_ms;
+    return until;
+}
+
+// The last answer to a reservation, to log changes only.
+char last_verdict[700];
+
+// Reserves the configured pair.  Returns true when the registry answered
+// (whatever it said), *refused whether it refuses the pair.
+bool reserve_once(SharedState *s, bool *refused) {
+    IdentityView v;
+    if (!identity_in_use(&v) || v.source != IdentitySource::Configured)
+        return true;  // nothing to reserve (the identity moved meanwhile)
+    char key[snowflake::kNodeKeyMaxLen + 1], dc_bits[16], w_bits[16], dc[16], worker[16], tl[16],
+        ids_until[24];
+    identity_node_key(key, sizeof key);
+    snprintf(ids_until, sizeof ids_until, "%lld", static_cast<long long>(ids_until_unix_ms(s)));
+    snprintf(dc_bits, sizeof dc_bits, "%d", g_layout.datacenter_bits);
+    snprintf(w_bits, sizeof w_bits, "%d", g_layout.worker_bits);
+    snprintf(dc, sizeof dc, "%d", v.datacenter_id);
+    snprintf(worker, sizeof worker, "%d", v.worker_id);
+    snprintf(tl, sizeof tl, "%u", static_cast<unsigned>(GetWALInsertionTimeLine()));
+    const char *params[7] = {key, dc_bits, w_bits, dc, worker, tl, ids_until};
+    const Oid types[7] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID, INT4OID, INT8OID};
+    // Rounded up: a time between two milliseconds is held back to the later.
+    Call c = registry_call(
+        "SELECT pg_catalog.ceil(pg_catalog.date_part('epoch', r.retired_until) "
+        "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8, r.retired_by, r.refused "
+        "FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
+        "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
+        "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval)) r",
+        7, types, params);
+    if (!c.ok) {
+        log_failure("reserve the configured pair", c, last_verdict, sizeof last_verdict);
+        return false;
+    }
+    const int64_t until = PQgetisnull(c.res, 0, 0) ? -1 : strtoll(PQgetvalue(c.res, 0, 0), nullptr, 10);
+    const char *by = PQgetisnull(c.res, 0, 1) ? nullptr : PQgetvalue(c.res, 0, 1);
+    const char *why = PQgetisnull(c.res, 0, 2) ? nullptr : PQgetvalue(c.res, 0, 2);
+    identity_registry_verdict(s, v.datacenter_id, v.worker_id, until, by, why);
+    char verdict[700];
+    if (why)
+        snprintf(verdict, sizeof verdict, "the registry refuses datacenter_id %s worker_id %s to "
+                 "this node: %s; no id is issued under it", dc, worker, why);
+    else if (until >= 0)
+        snprintf(verdict, sizeof verdict, "node %s retired datacenter_id %s worker_id %s until %lld "
+                 "ms after 1970; every id of this node under it carries a later time (ids wait "
+                 "until the clock is past it)",
+                 by ? by : "?", dc, worker, static_cast<long long>(until));
+    else
+        snprintf(verdict, sizeof verdict, "reserved datacenter_id %s worker_id %s for node %s",
+                 dc, worker, key);
+    ereport(strcmp(verdict, last_verdict) == 0 ? DEBUG1 : (why ? WARNING : LOG),
+            (errmsg("snowflake registrar: %s", verdict)));
+    strlcpy(last_verdict, verdict, sizeof last_verdict);
+    PQclear(c.res);
+    *refused = why != nullptr;
+    return true;
+}
+
 // One claim or renewal.  Returns true when the node holds a claim the
 // registry confirmed.
 bool claim_once(SharedState *s, bool *first_confirmation) {
@@ -91,21 +264,6 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     int held_dc, held_worker;
     const bool holding = identity_held_claim(s, &held_dc, &held_worker);
 
-    char msg[512];
-    PGconn *conn;
-    ClientResult r = registry_connect(guc_registry, &got_sigterm, &conn, msg, sizeof msg);
-    if (r == ClientResult::Interrupted)
-        stop_on_sigterm();
-    char schema[NAMEDATALEN * 2 + 3];
-    if (r != ClientResult::Ok || !registry_schema(conn, schema, sizeof schema, msg, sizeof msg)) {
-        if (conn)
-            PQfinish(conn);
-        ereport(LOG, (errmsg("snowflake registrar: %s", msg)));
-        identity_note_registry_failure(s, RegistryState::Waiting, msg);
-        return false;
-    }
-
-    char sql[256];
     char dc_bits[16], w_bits[16], dc_text[16], w_text[16];
     snprintf(dc_bits, sizeof dc_bits, "%d", g_layout.datacenter_bits);
     snprintf(w_bits, sizeof w_bits, "%d", g_layout.worker_bits);
@@ -113,44 +271,30 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     snprintf(w_text, sizeof w_text, "%d", held_worker);
     const char *params[5] = {key, dc_bits, w_bits, dc_text, w_text};
     const Oid types[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID};
-    // Schema-qualified: objects of the same name elsewhere on the registry's
-    // search_path are never called.
-    snprintf(sql, sizeof sql,
-             holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, "
-                       "$3, $4, $5)"
-                     : "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_claim($1, $2, "
-                       "$3)",
-             schema);
-    PGresult *res;
-    r = registry_query(conn, sql, holding ? 5 : 3, types, params, &got_sigterm, &res, msg,
-                       sizeof msg);
-    if (r == ClientResult::Interrupted) {
-        PQfinish(conn);
-        stop_on_sigterm();
-    }
-    bool ok = r == ClientResult::Ok && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
-              !PQgetisnull(res, 0, 1);
+    Call c = registry_call(
+        holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, $3, "
+                  "$4, $5)"
+                : "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_claim($1, $2, $3)",
+        holding ? 5 : 3, types, params);
+    bool ok = c.ok && !PQgetisnull(c.res, 0, 0) && !PQgetisnull(c.res, 0, 1);
     int dc = -1, worker = -1;
     if (ok) {
-        dc = atoi(PQgetvalue(res, 0, 0));
-        worker = atoi(PQgetvalue(res, 0, 1));
+        dc = atoi(PQgetvalue(c.res, 0, 0));
+        worker = atoi(PQgetvalue(c.res, 0, 1));
         ok = dc >= 0 && dc <= g_layout.max_datacenter_id() && worker >= 0 &&
              worker <= g_layout.max_worker_id();
         if (!ok)
-            snprintf(msg, sizeof msg, "the registry answered with datacenter_id %d worker_id %d, "
-                     "outside this node's layout", dc, worker);
+            snprintf(c.msg, sizeof c.msg, "the registry answered with datacenter_id %d worker_id "
+                     "%d, outside this node's layout", dc, worker);
     }
-    // An error result is the registry refusing; no result at all is a
-    // timeout or a lost connection, which msg describes.
-    const bool refused = r != ClientResult::Ok && res != nullptr;
-    const char *sqlstate = refused ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
-    const bool exhausted = sqlstate && strcmp(sqlstate, "53400") == 0;
-    PQclear(res);
-    PQfinish(conn);
+    if (c.ok)
+        PQclear(c.res);
     if (!ok) {
-        char why[600];
-        snprintf(why, sizeof why, "%s%s", refused ? "the registry refused the claim: " : "", msg);
+        char why[700];
+        snprintf(why, sizeof why, "%s%s", c.refused ? "the registry refused the claim: " : "",
+                 c.msg);
         ereport(LOG, (errmsg("snowflake registrar: %s", why)));
+        const bool exhausted = strcmp(c.sqlstate, "53400") == 0;
         identity_note_registry_failure(s, exhausted ? RegistryState::Exhausted : RegistryState::Waiting, why);
         return false;
     }
@@ -158,7 +302,9 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     int old_dc, old_worker;
     switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker)) {
     case Adopted::ConfiguredWins:
-        stop_for_configured_identity();
+        ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
+                             "identity is used and reserved instead of a claim")));
+        return true;
     case Adopted::New:
         ereport(LOG, (errmsg("snowflake registrar: node %s claimed datacenter_id %d worker_id %d",
                              key, dc, worker)));
@@ -182,10 +328,17 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     return true;
 }
 
+void forget_latch(int, Datum) {
+    SharedState *s = g_shared;
+    if (s != nullptr && s->registrar_latch == MyLatch)
+        s->registrar_latch = nullptr;
+}
+
 }  // namespace
 
 void register_registrar() {
-    if (!registry_mode())
+    // A registry node claims its pair; a configured one reserves it.
+    if (!registry_configured())
         return;
     register_worker("snowflake registrar", "snowflake_registrar_main", 5);
 }
@@ -201,25 +354,32 @@ static void registrar_body() {
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();
     SharedState *s = g_shared;
-    identity_note_registry_failure(s, RegistryState::Waiting, "no answer from the registry yet");
-    // Claim (or confirm the resumed claim) now, then renew every minute.
-    // Failures are logged with the reason at every attempt; retries double
-    // from 1 s, up to 10 s while the node has no pair and up to the renewal
-    // interval once it holds one.
+    before_shmem_exit(forget_latch, 0);
+    s->registrar_latch = MyLatch;
+    if (!identity_is_configured(s))
+        identity_note_registry_failure(s, RegistryState::Waiting, "no answer from the registry yet");
+    // Claim or reserve (or confirm the resumed claim) now, then every
+    // minute, and at once when the identity changes (the latch).  Failures
+    // are logged with the reason; retries double from 1 s, up to 10 s while
+    // the node has no pair (or the registry refuses its configured one) and
+    // up to the renewal interval once it holds one.
     bool first_confirmation = true;
     long retry_ms = kRetryMs;
     for (;;) {
         if (got_sigterm)
             stop_on_sigterm();
-        if (identity_is_configured(s))
-            stop_for_configured_identity();
+        report_retirement(s);
         long wait_ms;
-        if (claim_once(s, &first_confirmation)) {
+        bool refused = false;
+        const bool done = identity_is_configured(s) ? reserve_once(s, &refused)
+                                                    : claim_once(s, &first_confirmation);
+        if (done && !refused) {
             wait_ms = kRenewMs;
             retry_ms = kRetryMs;
         } else {
             int dc, worker;
-            const long cap = identity_held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
+            const long cap =
+                !refused && identity_held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
             wait_ms = retry_ms;
             retry_ms = retry_ms * 2 > cap ? cap : retry_ms * 2;
         }

@@ -167,6 +167,7 @@ void shmem_startup() {
         s->lock_tranche_id = LWLockNewTrancheId();
         LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
+        s->registrar_latch = nullptr;
         s->citus_reader_latch = nullptr;
         s->citus_reader_pid = 0;
         s->citus_database_in_doubt = false;

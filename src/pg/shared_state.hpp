@@ -45,6 +45,7 @@ struct SharedState {
     int64_t file_mark_unix_ms;   // the mark the state file holds now; -1: none (guarded by lock)
 
     alignas(PG_CACHE_LINE_SIZE) Latch *reserver_latch;  // set by the reserver, read to wake it
+    Latch *registrar_latch;  // set by the registrar, read to wake it
     // Set by the worker that reads the Citus group id (citus_identity.hpp),
     // read to wake it (and its pid, to ask it to leave its database).
     Latch *citus_reader_latch;

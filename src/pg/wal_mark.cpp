@@ -13,7 +13,9 @@ extern "C" {
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
+#include "common/controldata_utils.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 }
 #endif
 
@@ -84,6 +86,36 @@ void mark_cleanup() {
         write_replayed_mark(s, settled);
 }
 
+// Whether this recovery raises the word to the marks it replays: set at the
+// start of redo (mark_startup).
+bool raise_marks = true;
+
+// Crash recovery of this server's own data directory with its state file
+// (no archive recovery, no base backup being restored) needs no mark from
+// the WAL: every mark is written to the file before the WAL, and a shutdown
+// lowers the file's mark to the last id's millisecond, which is at or above
+// every id issued.  Raising the word to the WAL's marks there would only
+// start the server up to a reservation (a second) ahead of the clock after
+// an immediate shutdown.  Everywhere else -- a standby, a point-in-time
+// restore, a base backup (its state file is a copy from before the WAL it
+// replays), a node whose state file is missing -- the marks are what keeps
+// ids above those of the node that wrote the WAL.
+void mark_startup() {
+    raise_marks = true;
+    SharedState *s = g_shared;
+    if (s == nullptr || ArchiveRecoveryRequested || GetRecoveryState() != RECOVERY_STATE_CRASH)
+        return;
+    bool crc_ok = false;
+    ControlFileData *control = get_controlfile(DataDir, &crc_ok);
+    const bool from_backup = !crc_ok || !XLogRecPtrIsInvalid(control->backupStartPoint) ||
+                             control->backupEndRequired;
+    pfree(control);
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool have_file = s->file_mark_unix_ms >= 0;
+    LWLockRelease(&s->lock);
+    raise_marks = from_backup || !have_file;
+}
+
 // While replaying, the state file is written at most once per this much of
 // mark (about 20 marks of an active primary), and at the end of recovery and
 // at a clean shutdown (record_final_mark).
@@ -111,6 +143,8 @@ void mark_redo(XLogReaderState *record) {
         refuse_config_change(FATAL, rec, v, true);
     SharedState *s = g_shared;
     if (s == nullptr)
+        return;
+    if (!raise_marks)
         return;
     const int64 mark_ms = rec.mark_unix_ms - g_layout.epoch_ms;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
@@ -158,7 +192,7 @@ const char *mark_identify(uint8 info) {
 }
 
 RmgrData mark_rmgr = {
-    "snowflake", mark_redo, mark_desc, mark_identify, nullptr, mark_cleanup, nullptr, nullptr,
+    "snowflake", mark_redo, mark_desc, mark_identify, mark_startup, mark_cleanup, nullptr, nullptr,
 };
 
 }  // namespace

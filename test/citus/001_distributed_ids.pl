@@ -413,10 +413,17 @@ sub problems
 	like($row->[7], qr/datacenter_id 3, worker_id 8 is also the identity of .*:$p1/,
 		'cluster check: the duplicate names the other node');
 
-	# A node with no identity.
+	# A node with no identity.  Leaving 3|8, which it shared with worker1,
+	# it retired it: worker1's ids under 3|8 began before worker2's last one
+	# there, so the two could be equal, and worker1 is flagged as long as
+	# worker2 shows 3|8 as its retired identity.
 	set_node_conf($w2, 'snowflake.worker_id = -1');
 	wait_for_identity($w2, '3|');
-	is(problems(), "$p2:identity_missing", 'cluster check: a node without identity is flagged');
+	is(problems(), "$p1:identity_recently_retired,$p2:identity_missing",
+		'cluster check: a node without identity is flagged, and one whose identity it retired');
+	($row) = grep { $_->[0] == $p1 && $_->[6] eq 'identity_recently_retired' } check_rows();
+	like($row->[7], qr/datacenter_id 3, worker_id 8: .*:$p2 retired it until .*this node's ids under it start at/,
+		'cluster check: the retirement names the node that retired the identity, and when');
 	my $err = expect_error($coord,
 		"INSERT INTO events_copy (tenant, src) SELECT tenant, 'insert-select' FROM events",
 		'INSERT ... SELECT with a shard-holding worker without identity');
@@ -424,6 +431,12 @@ sub problems
 		'INSERT ... SELECT fails on the worker without identity');
 	$coord->safe_psql('postgres', "INSERT INTO events (tenant, src) VALUES (1, 'coord-values')");
 	pass('plain INSERT through the coordinator still works');
+	set_node_conf($w2, 'snowflake.worker_id = 9');
+	wait_for_identity($w2, '3|9');
+	is(problems(), "$p1:identity_recently_retired", 'cluster check: worker1 stays flagged');
+	# Once worker2 has left another identity since, it no longer shows 3|8.
+	set_node_conf($w2, 'snowflake.worker_id = 10');
+	wait_for_identity($w2, '3|10');
 	set_node_conf($w2, 'snowflake.worker_id = 9');
 	wait_for_identity($w2, '3|9');
 	is(problems(), '', 'cluster check: healthy again');

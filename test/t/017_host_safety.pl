@@ -5,6 +5,9 @@
 #   - Single-user mode issues ids at once (it reserves the mark itself).
 #   - After a backend crash, the state file's mark is not lowered from the
 #     shared memory PostgreSQL discards.
+#   - After an immediate shutdown, the restart starts at the last id's
+#     millisecond (the state file's lowered mark), not at the marks crash
+#     recovery replays from the WAL, which run up to a second ahead.
 #   - ALTER SYSTEM refuses a width the next start would refuse, and warns
 #     when ids were issued under the running layout.
 #   - The server starts while its clock is behind a configured epoch; ids
@@ -91,6 +94,28 @@ like(slurp_file($node->logfile, $offset), qr/terminated by signal 9/,
 	'a child was killed and the server reinitialised');
 cmp_ok(read_state($node)->{mark_unix_ms}, '>=', $mark,
 	'after the crash restart the state file mark is not lowered');
+
+# ---- An immediate shutdown: the file's mark comes down to the last id,
+# and crash recovery does not raise it again to the reservations it
+# replays from the WAL.
+$node->safe_psql('postgres', 'SELECT count(*) FROM snowflake_generate(1000)');
+my $last_id = $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
+cmp_ok(read_state($node)->{mark_unix_ms}, '>', unix_ms_of($last_id),
+	'while ids are issued the mark is reserved ahead of the last id');
+$node->stop('immediate');
+is(read_state($node)->{mark_unix_ms}, unix_ms_of($last_id),
+	'an immediate shutdown lowers the mark to the last id\'s millisecond');
+$offset = -s $node->logfile;
+$node->start;
+like(slurp_file($node->logfile, $offset), qr/redo starts at/, 'the restart runs crash recovery');
+is($node->safe_psql('postgres',
+		'SELECT (extract(epoch FROM durable_mark) * 1000)::bigint FROM snowflake_status'),
+	unix_ms_of($last_id), 'which leaves the mark at the last id, not at a replayed reservation');
+my $first = $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
+my $clock = server_unix_ms($node);
+cmp_ok($first, '>', $last_id, 'the first id after it is above the last one');
+cmp_ok(unix_ms_of($first), '<=', ($clock > unix_ms_of($last_id) + 1 ? $clock : unix_ms_of($last_id) + 1),
+	'and no further ahead of the clock than the last id forces');
 
 # ---- ALTER SYSTEM of a layout setting.
 my ($ret, $out, $err) = $node->psql('postgres', 'ALTER SYSTEM SET snowflake.sequence_bits = 20');

@@ -67,8 +67,12 @@ $explicit->start;
 $explicit->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 is($explicit->safe_psql('postgres', 'SELECT datacenter_id || $$|$$ || worker_id FROM snowflake_status'),
 	'3|30', 'an explicit worker id wins; nothing is claimed');
-is($registry->safe_psql('postgres', 'SELECT count(*) FROM snowflake_registry'),
-	'5', 'the explicit node claimed nothing');
+# ... and reserves its pair, so that no claim hands it out.
+$registry->poll_query_until('postgres',
+	q{SELECT kind = 'configured' FROM snowflake_registry WHERE (datacenter_id, worker_id) = (3, 30)})
+  or diag 'the explicit node never reserved 3|30';
+is($registry->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE kind = 'claim') || ' ' || count(*) FROM snowflake_registry}),
+	'5 6', 'the explicit node claimed nothing, and reserved its configured pair');
 $explicit->stop;
 
 # Many concurrent claims straight on the registry: never a pair twice.
@@ -86,7 +90,7 @@ $registry->safe_psql('postgres',
 	q{UPDATE snowflake_registry SET last_seen = now() - interval '1 hour' WHERE node_key LIKE 'bench-%'});
 $registry->safe_psql('postgres',
 	q{SELECT count(snowflake_registry_release(node_key)) FROM snowflake_registry WHERE node_key LIKE 'bench-%'});
-is($registry->safe_psql('postgres', 'SELECT count(*) FROM snowflake_registry'), '5', 'claims can be released');
+is($registry->safe_psql('postgres', 'SELECT count(*) FROM snowflake_registry'), '6', 'claims can be released');
 
 # Registry down at start: clear error, retries logged, recovery when it returns.
 $registry->stop;
