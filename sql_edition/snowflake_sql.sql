@@ -1091,6 +1091,8 @@ DECLARE
     v numeric := 0;
     any_digit boolean := false;
     overflow boolean := false;
+    width integer;
+    hint text;
 BEGIN
     IF f = 'base62' THEN
         alphabet := '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -1139,9 +1141,30 @@ BEGIN
             USING ERRCODE = '22P02', DETAIL = 'The text contains no digits.';
     END IF;
     IF overflow THEN
+        -- Text longer than the format's width that reads as a decimal id,
+        -- or as hex, most likely is one: the hint says how to read it.
+        width := CASE f WHEN 'base62' THEN 11 WHEN 'base32' THEN 13 ELSE 16 END;
+        IF pg_catalog.octet_length(txt) > width THEN
+            IF txt ~ '^[0-9]+$' AND txt::numeric <= 9223372036854775807 THEN
+                hint := pg_catalog.format('"%s" looks like a decimal id, which needs no decoding: '
+                                          '''%s''::bigint.', txt, txt);
+            ELSIF f <> 'hex' AND txt ~ '^[0-9A-Fa-f]+$'
+                  AND (pg_catalog.length(pg_catalog.ltrim(txt, '0')) < 16
+                       OR (pg_catalog.length(pg_catalog.ltrim(txt, '0')) = 16
+                           AND pg_catalog.ltrim(txt, '0') < '8')) THEN
+                hint := pg_catalog.format('"%s" looks like hex: snowflake_decode(''%s'', ''hex'').',
+                                          txt, txt);
+            END IF;
+        END IF;
+        IF hint IS NULL THEN
+            RAISE EXCEPTION '% snowflake id "%" is out of range', f, snowflake_sql_quote(txt)
+                USING ERRCODE = '22003',
+                      DETAIL = 'Snowflake ids are at most 9223372036854775807 (2^63-1).';
+        END IF;
         RAISE EXCEPTION '% snowflake id "%" is out of range', f, snowflake_sql_quote(txt)
             USING ERRCODE = '22003',
-                  DETAIL = 'Snowflake ids are at most 9223372036854775807 (2^63-1).';
+                  DETAIL = 'Snowflake ids are at most 9223372036854775807 (2^63-1).',
+                  HINT = hint;
     END IF;
     RETURN v::bigint;
 END

@@ -116,6 +116,13 @@ SELECT snowflake_decode('AzL8n0Y58m8');
 SELECT snowflake_decode('8000000000000000', 'hex');
 SELECT snowflake_decode('80000000000000000', 'hex');
 SELECT snowflake_decode('8000000000000', 'base32');
+-- Out of range, but reads as a decimal id or as hex: the hint says so.
+SELECT snowflake_decode('910499571847892992');
+SELECT snowflake_decode('910499571847892992', 'base32');
+SELECT snowflake_decode('0CA2BE895C239000');
+SELECT snowflake_decode('00000000000000000ca2be895c239000', 'base32');
+SELECT snowflake_decode('99999999999999999999');
+SELECT snowflake_decode('8000000000000000Z');
 SELECT snowflake_decode('15G63YL-9Ae');
 SELECT snowflake_decode('15G63YLn9Ae ', 'base62');
 SELECT snowflake_decode('0x1f', 'hex');
