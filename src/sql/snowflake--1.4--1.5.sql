@@ -1439,6 +1439,46 @@ COMMENT ON TABLE @extschema@.snowflake_registry_retired IS
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.snowflake_registry_retired', '');
 REVOKE ALL ON TABLE @extschema@.snowflake_registry_retired FROM PUBLIC;
 
+-- The lock every writer of the registry takes (one at a time: the rules
+-- read the whole table), after checking the node's widths: valid, and the
+-- registry's own (a pair means other node bits under other widths).
+-- Called by the SECURITY DEFINER functions below, as their owner.
+CREATE FUNCTION @extschema@.snowflake_registry_lock(datacenter_bits integer, worker_bits integer)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    fn_dc_bits integer := snowflake_registry_lock.datacenter_bits;
+    fn_w_bits integer := snowflake_registry_lock.worker_bits;
+    other_dc_bits integer;
+    other_w_bits integer;
+BEGIN
+    IF fn_dc_bits IS NULL OR fn_w_bits IS NULL
+       OR fn_dc_bits NOT BETWEEN 0 AND 27 OR fn_w_bits NOT BETWEEN 0 AND 27 THEN
+        RAISE EXCEPTION 'snowflake registry: datacenter_bits and worker_bits must be between 0 and 27'
+            USING ERRCODE = '22023';
+    END IF;
+    LOCK TABLE @extschema@.snowflake_registry IN SHARE ROW EXCLUSIVE MODE;
+    SELECT r.datacenter_bits, r.worker_bits INTO other_dc_bits, other_w_bits
+    FROM @extschema@.snowflake_registry r
+    WHERE r.datacenter_bits IS NOT NULL
+      AND (r.datacenter_bits, r.worker_bits) <> (fn_dc_bits, fn_w_bits)
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'the snowflake registry holds claims made under other widths'
+            USING ERRCODE = '22023',
+                  DETAIL = format('Its claims were made with datacenter_bits = %s and '
+                                  'worker_bits = %s; this node asks with %s and %s. The same '
+                                  'pair means other node bits under other widths, so ids could '
+                                  'collide.', other_dc_bits, other_w_bits, fn_dc_bits, fn_w_bits),
+                  HINT = 'Give every node of a registry the same snowflake.datacenter_bits and '
+                         'snowflake.worker_bits, or use one registry database per layout.';
+    END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_lock(integer, integer) FROM PUBLIC;
+
 -- Claims: as in 1.3, but a pair another node retired is not handed out
 -- before its retired_until plus the margin, and the node's own row is found
 -- whatever its kind (a node moved from a configured identity to the
@@ -1462,41 +1502,18 @@ DECLARE
     fn_w_bits integer := snowflake_registry_renew.worker_bits;
     d integer;
     w integer;
-    other_dc_bits integer;
-    other_w_bits integer;
 BEGIN
     IF fn_key IS NULL OR fn_key = '' THEN
         RAISE EXCEPTION 'snowflake registry: node_key must not be empty'
-            USING ERRCODE = '22023';
-    END IF;
-    IF fn_dc_bits IS NULL OR fn_w_bits IS NULL
-       OR fn_dc_bits NOT BETWEEN 0 AND 27 OR fn_w_bits NOT BETWEEN 0 AND 27 THEN
-        RAISE EXCEPTION 'snowflake registry: datacenter_bits and worker_bits must be between 0 and 27'
             USING ERRCODE = '22023';
     END IF;
     IF (held_datacenter_id IS NULL) <> (held_worker_id IS NULL) THEN
         RAISE EXCEPTION 'snowflake registry: held_datacenter_id and held_worker_id must both be given or both be null'
             USING ERRCODE = '22023';
     END IF;
-    -- One claimer at a time: the rules below read the whole table.
-    LOCK TABLE @extschema@.snowflake_registry IN SHARE ROW EXCLUSIVE MODE;
-
-    -- One layout per registry.
-    SELECT r.datacenter_bits, r.worker_bits INTO other_dc_bits, other_w_bits
-    FROM @extschema@.snowflake_registry r
-    WHERE r.datacenter_bits IS NOT NULL
-      AND (r.datacenter_bits, r.worker_bits) <> (fn_dc_bits, fn_w_bits)
-    LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'the snowflake registry holds claims made under other widths'
-            USING ERRCODE = '22023',
-                  DETAIL = format('Its claims were made with datacenter_bits = %s and '
-                                  'worker_bits = %s; this node asks with %s and %s. The same '
-                                  'pair means other node bits under other widths, so ids could '
-                                  'collide.', other_dc_bits, other_w_bits, fn_dc_bits, fn_w_bits),
-                  HINT = 'Give every node of a registry the same snowflake.datacenter_bits and '
-                         'snowflake.worker_bits, or use one registry database per layout.';
-    END IF;
+    -- One claimer at a time (the rules below read the whole table), one
+    -- layout per registry.
+    PERFORM @extschema@.snowflake_registry_lock(fn_dc_bits, fn_w_bits);
 
     -- The node's claim: the same pair at every restart and renewal.
     UPDATE @extschema@.snowflake_registry r
@@ -1649,44 +1666,21 @@ DECLARE
     held boolean;
     since timestamptz := now();
     same_cluster boolean;
-    other_dc_bits integer;
-    other_w_bits integer;
 BEGIN
     IF fn_key IS NULL OR fn_key = '' THEN
         RAISE EXCEPTION 'snowflake registry: node_key must not be empty'
-            USING ERRCODE = '22023';
-    END IF;
-    IF fn_dc_bits IS NULL OR fn_w_bits IS NULL
-       OR fn_dc_bits NOT BETWEEN 0 AND 27 OR fn_w_bits NOT BETWEEN 0 AND 27 THEN
-        RAISE EXCEPTION 'snowflake registry: datacenter_bits and worker_bits must be between 0 and 27'
             USING ERRCODE = '22023';
     END IF;
     IF fn_dc IS NULL OR fn_w IS NULL THEN
         RAISE EXCEPTION 'snowflake registry: datacenter_id and worker_id must not be null'
             USING ERRCODE = '22023';
     END IF;
+    PERFORM @extschema@.snowflake_registry_lock(fn_dc_bits, fn_w_bits);
     IF fn_dc NOT BETWEEN 0 AND (1 << fn_dc_bits) - 1
        OR fn_w NOT BETWEEN 0 AND (1 << fn_w_bits) - 1 THEN
         RAISE EXCEPTION 'snowflake registry: datacenter_id % and worker_id % do not fit %/% bits',
                         fn_dc, fn_w, fn_dc_bits, fn_w_bits
             USING ERRCODE = '22023';
-    END IF;
-    LOCK TABLE @extschema@.snowflake_registry IN SHARE ROW EXCLUSIVE MODE;
-
-    SELECT r.datacenter_bits, r.worker_bits INTO other_dc_bits, other_w_bits
-    FROM @extschema@.snowflake_registry r
-    WHERE r.datacenter_bits IS NOT NULL
-      AND (r.datacenter_bits, r.worker_bits) <> (fn_dc_bits, fn_w_bits)
-    LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'the snowflake registry holds claims made under other widths'
-            USING ERRCODE = '22023',
-                  DETAIL = format('Its claims were made with datacenter_bits = %s and '
-                                  'worker_bits = %s; this node asks with %s and %s. The same '
-                                  'pair means other node bits under other widths, so ids could '
-                                  'collide.', other_dc_bits, other_w_bits, fn_dc_bits, fn_w_bits),
-                  HINT = 'Give every node of a registry the same snowflake.datacenter_bits and '
-                         'snowflake.worker_bits, or use one registry database per layout.';
     END IF;
 
     SELECT t.retired_until, t.node_key INTO retired_until, retired_by
