@@ -1,0 +1,64 @@
+-- Step 3, re-keying: this node's identity, and the ids free for new keys.
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_identity(job @extschema@._snowflake_convert_job)
+RETURNS @extschema@._snowflake_convert_job
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $step$
+DECLARE
+    v_col name := job.col;
+    v_tab text := job.tab;
+    v_rekey boolean := job.rekey;
+    v_dc integer := job.dc;
+    v_worker integer := job.worker;
+    v_since timestamptz := job.since;
+    v_seq_bits integer := job.seq_bits;
+    v_node_width integer := job.node_width;
+    v_epoch timestamptz := job.epoch;
+    v_bound bigint := job.bound;
+    v_idsource text;
+BEGIN
+    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_identity');
+    -- ------------------------------------ re-keying: which ids are free
+    -- The new ids carry this node's identity and milliseconds before
+    -- identity_since: every id the node has issued, or will issue, under its
+    -- identity is at or after it, so none of them can be one of these.
+    -- (Another node that used this identity before is the one thing the
+    -- node cannot know: a pair from the registry may have been, so such a
+    -- node is refused; for a configured identity the documentation says
+    -- what must hold.)
+    IF v_rekey THEN
+        SELECT s.datacenter_id, s.worker_id, s.identity_since, s.identity_source,
+               s.sequence_bits, s.datacenter_bits + s.worker_bits, s.epoch
+          INTO v_dc, v_worker, v_since, v_idsource, v_seq_bits, v_node_width, v_epoch
+          FROM @extschema@.snowflake_status s;
+        IF v_idsource = 'registry' THEN
+            RAISE EXCEPTION 'cannot re-key column % of table %: this node''s identity comes from the registry',
+                            quote_ident(v_col), v_tab
+                USING ERRCODE = '55000',
+                      DETAIL = format('The new ids would carry datacenter %s, worker %s at times before this node took that pair; the registry hands a released pair to the next node, so another node may have issued ids under it then.',
+                                      v_dc, v_worker),
+                      HINT = 'Re-key on a node whose identity is set in its configuration and was never another node''s, or convert without time_column.';
+        END IF;
+        IF v_since IS NULL THEN
+            RAISE EXCEPTION 'cannot re-key column % of table %: this node does not know since when it issues ids under its identity',
+                            quote_ident(v_col), v_tab
+                USING ERRCODE = '55000',
+                      DETAIL = format('snowflake_status.identity_since is null for datacenter %s, worker %s: the node may have issued ids under it at any time, so no time is free for new ids.',
+                                      v_dc, v_worker),
+                      HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload): identity_since is then the time of the change. Or convert without time_column.';
+        END IF;
+        v_bound := @extschema@.snowflake_min_id(v_since);
+    END IF;
+    job.dc := v_dc;
+    job.worker := v_worker;
+    job.since := v_since;
+    job.seq_bits := v_seq_bits;
+    job.node_width := v_node_width;
+    job.epoch := v_epoch;
+    job.bound := v_bound;
+    RETURN job;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_identity(@extschema@._snowflake_convert_job) IS
+    'snowflake_convert_column, internal: the identity and times a re-key may use';

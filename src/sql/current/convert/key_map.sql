@@ -1,0 +1,57 @@
+-- Running, re-keying: the map of old key to new key (statement j), checked
+-- once made.
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_key_map(job @extschema@._snowflake_convert_job, j integer)
+RETURNS @extschema@._snowflake_convert_job
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $step$
+DECLARE
+    v_col name := job.col;
+    v_tab text := job.tab;
+    v_since timestamptz := job.since;
+    v_seq_bits integer := job.seq_bits;
+    v_bound bigint := job.bound;
+    v_stmts text[] := job.stmts;
+    v_changed bigint := job.changed;
+    v_spilled bigint := job.spilled;
+    v_max_spill bigint := job.max_spill;
+    v_skip_updates boolean := job.skip_updates;
+    v_last bigint;
+    v_overlap boolean;
+BEGIN
+    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_key_map');
+    EXECUTE v_stmts[j];
+    SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0), max(m.new_id),
+           min(m.new_id) <= max(m.old_id) AND max(m.new_id) >= min(m.old_id)
+      INTO v_changed, v_spilled, v_max_spill, v_last, v_overlap
+      FROM pg_temp.snowflake_rekey_map m;
+    IF v_last >= v_bound THEN
+        RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
+                        quote_ident(v_col), v_tab, v_since
+            USING ERRCODE = '55000',
+                  DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
+                                  v_spilled, CASE WHEN v_spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
+                                  v_max_spill, 1::bigint << v_seq_bits),
+                  HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
+    END IF;
+    -- Rows are updated in ranges of old keys: a new key must not
+    -- be some other row's old key, or a later range would
+    -- rewrite it again.
+    IF v_overlap AND EXISTS (SELECT 1 FROM pg_temp.snowflake_rekey_map a
+                                JOIN pg_temp.snowflake_rekey_map b ON b.old_id = a.new_id) THEN
+        RAISE EXCEPTION 'cannot re-key column % of table %: some new keys are the present keys of other rows',
+                        quote_ident(v_col), v_tab
+            USING ERRCODE = '55000',
+                  HINT = 'Convert without time_column.';
+    END IF;
+    v_skip_updates := v_changed = 0;    -- every key is its new one already
+    job.changed := v_changed;
+    job.spilled := v_spilled;
+    job.max_spill := v_max_spill;
+    job.skip_updates := v_skip_updates;
+    RETURN job;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_key_map(@extschema@._snowflake_convert_job, integer) IS
+    'snowflake_convert_column, internal: build and check the map of new keys';

@@ -1,0 +1,148 @@
+-- Step 10: the statements, in order, and what each is where it is not
+-- simply run (v_kinds).
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_statements(job @extschema@._snowflake_convert_job)
+RETURNS @extschema@._snowflake_convert_job
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $step$
+DECLARE
+    v_col name := job.col;
+    v_tab text := job.tab;
+    v_source text := job.source;
+    v_seq_name text := job.seq_name;
+    v_drop_seq boolean := job.drop_seq;
+    v_rekey boolean := job.rekey;
+    w_rel oid[] := job.w_rel;
+    w_col name[] := job.w_col;
+    w_widen boolean[] := job.w_widen;
+    w_name text[] := job.w_name;
+    w_cons oid[] := job.w_cons;
+    v_keys text := job.keys;
+    v_stmts text[] := job.stmts;
+    v_kinds text[] := job.kinds;
+    v_map constant text := 'pg_temp.snowflake_rekey_map';
+    v_text text;
+    r record;
+BEGIN
+    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_statements');
+    -- ------------------------------------------------------ statements
+    SELECT 'LOCK TABLE ' || string_agg(f.name, ', ' ORDER BY f.first) || ' IN ACCESS EXCLUSIVE MODE;'
+      INTO v_text
+      FROM (SELECT w_name[g] AS name, min(g) AS first
+              FROM generate_subscripts(w_rel, 1) g
+             WHERE g = 1 OR w_widen[g] OR v_rekey
+             GROUP BY w_name[g]) f;
+    v_stmts := v_stmts || v_text;
+    IF v_source = 'identity' THEN
+        v_stmts := v_stmts || format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;', v_tab, v_col);
+    END IF;
+    -- Re-keying rewrites the keys and the columns that reference them
+    -- together, in ranges: their foreign keys are dropped first and added
+    -- again at the end, which checks every row once (per-row checks of each
+    -- updated key would probe the referencing table, index or not, for every
+    -- row).  Before any widening, so that it does not check them too.
+    IF v_rekey THEN
+        FOR r IN
+            SELECT format('ALTER TABLE %s DROP CONSTRAINT %I;', q.name, con.conname) AS stmt
+              FROM unnest(w_cons) WITH ORDINALITY AS u(oid, n)
+              JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
+              JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
+                                                        ELSE quote_ident(n.nspname) END, c.relname) AS name
+                              FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                             WHERE c.oid = con.conrelid) q ON true
+             ORDER BY u.n
+        LOOP
+            v_stmts := v_stmts || r.stmt;
+        END LOOP;
+    END IF;
+    FOR r IN
+        SELECT format('ALTER TABLE %s %s;', w_name[g],
+                      string_agg(format('ALTER COLUMN %I TYPE bigint', w_col[g]), ', ' ORDER BY g)) AS stmt
+          FROM generate_subscripts(w_rel, 1) g
+         WHERE w_widen[g]
+         GROUP BY w_name[g]
+         ORDER BY min(g)
+    LOOP
+        v_stmts := v_stmts || r.stmt;
+    END LOOP;
+    v_kinds := array_fill(''::text, ARRAY[cardinality(v_stmts)]);
+    IF v_rekey THEN
+        -- In old-key order: the batches read it in ranges of old keys.
+        v_stmts := v_stmts || format(E'CREATE TEMP TABLE snowflake_rekey_map ON COMMIT DROP AS\nSELECT * FROM (\n%s\n) k WHERE new_id <> old_id ORDER BY old_id;', v_keys);
+        v_kinds := v_kinds || 'map'::text;
+        v_stmts := v_stmts || format('CREATE UNIQUE INDEX ON %s (old_id);', v_map);
+        v_kinds := v_kinds || ''::text;
+        v_stmts := v_stmts || format('ANALYZE %s;', v_map);
+        v_kinds := v_kinds || ''::text;
+        -- One UPDATE per column, on each table that holds rows (the
+        -- partitions and children of a partitioned table or parent), joined
+        -- with the map: only values that have a new key change.  Where the
+        -- table has an index that starts with the column, it runs in ranges
+        -- of old keys (each range a join of two index ranges); else in one
+        -- statement (a range would read the whole table each time).
+        FOR r IN
+            WITH RECURSIVE tree(relid, col, g) AS (
+                SELECT w_rel[g], w_col[g], g FROM generate_subscripts(w_rel, 1) g
+                UNION
+                SELECT h.inhrelid, tree.col, tree.g
+                  FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
+            SELECT tree.relid,
+                   format('UPDATE ONLY %s AS t SET %I = m.new_id FROM %s m WHERE m.old_id = t.%I;',
+                          format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
+                                               ELSE quote_ident(n.nspname) END, c.relname),
+                          tree.col, v_map, tree.col) AS stmt,
+                   EXISTS (SELECT 1 FROM pg_catalog.pg_index x
+                             JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
+                             JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid
+                             JOIN pg_catalog.pg_am am ON am.oid = ic.relam
+                            WHERE x.indrelid = tree.relid AND a.attname = tree.col AND x.indisvalid
+                              AND x.indpred IS NULL AND am.amname = 'btree') AS ranged
+              FROM (SELECT DISTINCT ON (relid, col) relid, col, g FROM tree ORDER BY relid, col, g) tree
+              JOIN pg_catalog.pg_class c ON c.oid = tree.relid
+              JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+             WHERE c.relkind = 'r'
+             ORDER BY tree.g, tree.relid
+        LOOP
+            v_stmts := v_stmts || r.stmt;
+            v_kinds := v_kinds || (CASE WHEN r.ranged THEN 'ranges:' ELSE 'whole:' END || r.relid);
+        END LOOP;
+        FOR r IN
+            SELECT q.name, con.conname, pg_get_constraintdef(con.oid) AS def,
+                   obj_description(con.oid, 'pg_constraint') AS comment
+              FROM unnest(w_cons) WITH ORDINALITY AS u(oid, n)
+              JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
+              JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
+                                                        ELSE quote_ident(n.nspname) END, c.relname) AS name
+                              FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                             WHERE c.oid = con.conrelid) q ON true
+             ORDER BY u.n
+        LOOP
+            v_stmts := v_stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s;', r.name, r.conname, r.def);
+            v_kinds := v_kinds || 'fk'::text;
+            IF r.comment IS NOT NULL THEN
+                v_stmts := v_stmts || format('COMMENT ON CONSTRAINT %I ON %s IS %L;', r.conname, r.name, r.comment);
+                v_kinds := v_kinds || ''::text;
+            END IF;
+        END LOOP;
+    END IF;
+    IF v_source <> 'snowflake' THEN
+        v_stmts := v_stmts || format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s;',
+                                     v_tab, v_col, '@extschema@.snowflake_nextval()');
+        v_kinds := v_kinds || ''::text;
+    END IF;
+    IF v_drop_seq THEN
+        v_stmts := v_stmts || format('DROP SEQUENCE %s;', v_seq_name);
+        v_kinds := v_kinds || ''::text;
+    END IF;
+    IF v_rekey THEN
+        v_stmts := v_stmts || format('DROP TABLE %s;', v_map);
+        v_kinds := v_kinds || ''::text;
+    END IF;
+    job.stmts := v_stmts;
+    job.kinds := v_kinds;
+    RETURN job;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_statements(@extschema@._snowflake_convert_job) IS
+    'snowflake_convert_column, internal: the statements of the conversion';
