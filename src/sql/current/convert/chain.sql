@@ -23,7 +23,8 @@ DECLARE
     i int;
     r record;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_chain');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_chain',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- --------------------------------- the column and every column that
     -- references it, directly or through a chain of foreign keys.  A
     -- referencing column is followed to the table it is defined in (a

@@ -18,7 +18,8 @@ DECLARE
     v_bound bigint := job.bound;
     v_idsource text;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_identity');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_identity',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------ re-keying: which ids are free
     -- The new ids carry this node's identity and milliseconds before
     -- identity_since: every id the node has issued, or will issue, under its

@@ -20,7 +20,8 @@ DECLARE
     v_last bigint;
     v_overlap boolean;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_key_map');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_key_map',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     EXECUTE v_stmts[j];
     SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0), max(m.new_id),
            min(m.new_id) <= max(m.old_id) AND max(m.new_id) >= min(m.old_id)

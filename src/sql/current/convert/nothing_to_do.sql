@@ -16,7 +16,8 @@ DECLARE
     w_widen boolean[] := job.w_widen;
     v_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_nothing_to_do');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_nothing_to_do',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- Nothing to do: already on snowflake ids, every column already bigint.
     -- Said plainly, with why, since the function then returns no statement.
     IF v_source = 'snowflake' AND NOT true = ANY (w_widen) AND NOT v_rekey THEN

@@ -18,7 +18,8 @@ DECLARE
     i int;
     r record;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_partition_keys');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_partition_keys',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------- columns that cannot change type
     FOR i IN 1 .. cardinality(w_rel) LOOP
         CONTINUE WHEN NOT w_widen[i] AND NOT v_rekey;
@@ -87,7 +88,8 @@ DECLARE
     w_widen boolean[] := job.w_widen;
     v_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_dependents');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_dependents',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- Views, rules, triggers, policies, SQL-body functions, publication
     -- column lists and WHERE clauses, and generated columns on a column that
     -- changes type block ALTER COLUMN TYPE, and so does a column of another

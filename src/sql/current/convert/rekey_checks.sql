@@ -16,7 +16,8 @@ DECLARE
     v_detail text;
     v_first bigint;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_rekey_tables');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_tables',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- Every table whose rows the re-key updates, partitions and children
     -- included.  Triggers and rules on UPDATE would run for every row (an
     -- audit trail of a million updates, an updated_at set to now()), and

@@ -36,7 +36,8 @@ DECLARE
     v_n_late bigint;
     v_n_null bigint;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_rekey_plan');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_plan',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- The rows to re-key: every key below snowflake_min_id(identity_since).
     -- (A key at or above it is an id made since: kept.)  Each needs a time
     -- from the epoch to before identity_since.

@@ -27,7 +27,8 @@ DECLARE
     v_done_rows bigint := job.done_rows;
     v_spill_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_report');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_report',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     IF v_rekey THEN
         v_spill_detail := CASE WHEN v_spilled = 0 THEN
                                    format('No millisecond holds more of these rows than its %s sequence numbers: each id decodes to its row''s %I, to the millisecond.',

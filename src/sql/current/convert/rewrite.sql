@@ -18,7 +18,8 @@ DECLARE
     v_batch bigint;
     v_nstmts integer;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_ranges');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_ranges',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- The ranges of old keys, about 50 of them, none under
     -- 100,000 keys: the first key of each.
     v_batch := greatest(100000, ceil(v_changed / 50.0)::bigint);
@@ -70,7 +71,8 @@ DECLARE
     v_text text;
     i int;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_rewrite');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rewrite',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     IF v_kinds[j] LIKE 'whole:%' THEN
         IF v_progress THEN
             RAISE NOTICE 're-keying %: updating % in one statement (no index starts with its column)',

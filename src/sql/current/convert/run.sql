@@ -10,7 +10,8 @@ AS $step$
 DECLARE
     v_max bigint;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_run');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_run',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     IF NOT job.dry_run THEN
         EXECUTE job.stmts[1];   -- the LOCK (held already, table by table, since the checks)
     END IF;
@@ -59,7 +60,8 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $step$
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_constraint');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_constraint',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     IF job.progress THEN
         RAISE NOTICE 're-keying %: checking every row against its foreign key: %', job.tab, job.stmts[j];
     END IF;

@@ -17,7 +17,8 @@ DECLARE
     v_kept_detail text := job.kept_detail;
     v_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_sequence');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_sequence',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------------- the old sequence
     IF drop_sequence AND v_source IN ('serial', 'nextval') THEN
         -- What else uses it: other defaults (the column's own, in the table

@@ -19,7 +19,8 @@ DECLARE
     v_attrdef oid;
     v_text text;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_source');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_source',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------------- where the values come from
     IF v_identity <> '' THEN
         v_source := 'identity';

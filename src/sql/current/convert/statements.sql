@@ -25,7 +25,8 @@ DECLARE
     v_text text;
     r record;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_statements');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_statements',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------------------------ statements
     SELECT 'LOCK TABLE ' || string_agg(f.name, ', ' ORDER BY f.first) || ' IN ACCESS EXCLUSIVE MODE;'
       INTO v_text

@@ -31,7 +31,8 @@ DECLARE
     table_name oid := job.rel;
     column_name name := job.col;
 BEGIN
-    PERFORM @extschema@._snowflake_convert_internal('_snowflake_convert_target');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_target',
+        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ---------------------------------------------------------------- inputs
     IF table_name IS NULL OR column_name IS NULL OR dry_run IS NULL OR drop_sequence IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert_column: % must not be NULL',

@@ -15,17 +15,9 @@ SET IntervalStyle = 'postgres'
 AS $create$
 DECLARE
     max_partitions constant int := 1000;
-    v_kind "char";
     v_nsp text;                 -- the table's schema, quoted (pg_temp for a temporary table)
-    v_nspoid oid;
     v_relname name;
     v_tab text;                 -- the table, qualified and quoted
-    v_strat "char";
-    v_natts int2;
-    v_keynum int2;
-    v_keyname name;
-    v_keytype oid;
-    v_opcdefault boolean;
     v_months int;
     v_days int;
     v_time interval;
@@ -51,7 +43,6 @@ DECLARE
     v_skip boolean;
     i int;
     j int;
-    r record;
 BEGIN
     IF table_name IS NULL OR start_time IS NULL OR end_time IS NULL OR step IS NULL
        OR time_zone IS NULL OR dry_run IS NULL THEN
@@ -80,56 +71,17 @@ BEGIN
     END IF;
 
     -- ------------------------------------------------------------ the table
-    SELECT c.relkind, c.relnamespace, c.relname,
-           CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp' ELSE quote_ident(n.nspname) END
-      INTO v_kind, v_nspoid, v_relname, v_nsp
-      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-     WHERE c.oid = table_name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'relation with OID % does not exist', table_name::oid USING ERRCODE = '42P01';
-    END IF;
-    v_tab := v_nsp || '.' || quote_ident(v_relname);
-    IF v_kind <> 'p' THEN
-        RAISE EXCEPTION '% is not a partitioned table', v_tab
-            USING ERRCODE = '42809',
-                  HINT = 'Time partitions need a table created with PARTITION BY RANGE (id), id being its bigint snowflake id.';
-    END IF;
-    SELECT pt.partstrat, pt.partnatts, pt.partattrs[0], a.attname, a.atttypid, opc.opcdefault
-      INTO v_strat, v_natts, v_keynum, v_keyname, v_keytype, v_opcdefault
-      FROM pg_catalog.pg_partitioned_table pt
-      LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = pt.partrelid AND a.attnum = pt.partattrs[0]
-      LEFT JOIN pg_catalog.pg_opclass opc ON opc.oid = pt.partclass[0]
-     WHERE pt.partrelid = table_name;
-    IF v_strat <> 'r' OR v_natts <> 1 OR v_keynum = 0 THEN
-        RAISE EXCEPTION '% is not partitioned by range of one column', v_tab
-            USING ERRCODE = '42P17',
-                  DETAIL = format('Its partition key is %s.', pg_get_partkeydef(table_name)),
-                  HINT = 'Time partitions need PARTITION BY RANGE (id), id being the table''s bigint snowflake id.';
-    END IF;
-    IF v_keytype <> 'pg_catalog.int8'::regtype OR NOT v_opcdefault THEN
-        RAISE EXCEPTION 'the partition key of % is not a bigint column', v_tab
-            USING ERRCODE = '42804',
-                  DETAIL = format('Its partition key is %s, of type %s.', pg_get_partkeydef(table_name),
-                                  format_type(v_keytype, NULL)),
-                  HINT = 'Time partitions need PARTITION BY RANGE (id), id being the table''s bigint snowflake id.';
-    END IF;
+    SELECT t.nsp, t.relname, t.tab INTO v_nsp, v_relname, v_tab
+      FROM @extschema@._snowflake_partitioned_table(table_name) t;
 
     -- ------------------------------------------------- existing partitions
-    FOR r IN
-        SELECT c.relname,
-               regexp_match(pg_get_expr(c.relpartbound, c.oid),
-                            '^FOR VALUES FROM \((MINVALUE|''?(-?[0-9]+)''?)\) TO \((MAXVALUE|''?(-?[0-9]+)''?)\)$') AS b
-          FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid
-         WHERE h.inhparent = table_name
-         ORDER BY c.relname
-    LOOP
-        CONTINUE WHEN r.b IS NULL;          -- the DEFAULT partition
-        e_name := e_name || r.relname::text;
-        e_lo_min := e_lo_min || (r.b[1] = 'MINVALUE');
-        e_lo := e_lo || r.b[2]::bigint;
-        e_hi_max := e_hi_max || (r.b[3] = 'MAXVALUE');
-        e_hi := e_hi || r.b[4]::bigint;
-    END LOOP;
+    SELECT coalesce(array_agg(e.name ORDER BY e.name COLLATE "C"), ARRAY[]::text[]),
+           coalesce(array_agg(e.lo ORDER BY e.name COLLATE "C"), ARRAY[]::bigint[]),
+           coalesce(array_agg(e.hi ORDER BY e.name COLLATE "C"), ARRAY[]::bigint[]),
+           coalesce(array_agg(e.lo_min ORDER BY e.name COLLATE "C"), ARRAY[]::boolean[]),
+           coalesce(array_agg(e.hi_max ORDER BY e.name COLLATE "C"), ARRAY[]::boolean[])
+      INTO e_name, e_lo, e_hi, e_lo_min, e_hi_max
+      FROM @extschema@._snowflake_partitions_of(table_name) e;
 
     -- ----------------------------------------------------- the new bounds
     v_months := (extract(year FROM step) * 12 + extract(month FROM step))::int;

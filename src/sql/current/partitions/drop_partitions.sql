@@ -1,4 +1,4 @@
-CREATE FUNCTION @extschema@.snowflake_drop_partitions(
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_drop_partitions(
     table_name regclass,
     older_than timestamptz,
     keep_table boolean DEFAULT false,
@@ -12,15 +12,8 @@ SET DateStyle = 'ISO, YMD'
 SET IntervalStyle = 'postgres'
 AS $drop$
 DECLARE
-    v_kind "char";
     v_nsp text;
-    v_relname name;
     v_tab text;
-    v_strat "char";
-    v_natts int2;
-    v_keynum int2;
-    v_keytype oid;
-    v_opcdefault boolean;
     v_last bigint;              -- the largest id made before older_than
     v_stmt text;
     r record;
@@ -36,39 +29,7 @@ BEGIN
             USING ERRCODE = '22008';
     END IF;
 
-    SELECT c.relkind, c.relname,
-           CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp' ELSE quote_ident(n.nspname) END
-      INTO v_kind, v_relname, v_nsp
-      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-     WHERE c.oid = table_name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'relation with OID % does not exist', table_name::oid USING ERRCODE = '42P01';
-    END IF;
-    v_tab := v_nsp || '.' || quote_ident(v_relname);
-    IF v_kind <> 'p' THEN
-        RAISE EXCEPTION '% is not a partitioned table', v_tab
-            USING ERRCODE = '42809',
-                  HINT = 'Time partitions need a table created with PARTITION BY RANGE (id), id being its bigint snowflake id.';
-    END IF;
-    SELECT pt.partstrat, pt.partnatts, pt.partattrs[0], a.atttypid, opc.opcdefault
-      INTO v_strat, v_natts, v_keynum, v_keytype, v_opcdefault
-      FROM pg_catalog.pg_partitioned_table pt
-      LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = pt.partrelid AND a.attnum = pt.partattrs[0]
-      LEFT JOIN pg_catalog.pg_opclass opc ON opc.oid = pt.partclass[0]
-     WHERE pt.partrelid = table_name;
-    IF v_strat <> 'r' OR v_natts <> 1 OR v_keynum = 0 THEN
-        RAISE EXCEPTION '% is not partitioned by range of one column', v_tab
-            USING ERRCODE = '42P17',
-                  DETAIL = format('Its partition key is %s.', pg_get_partkeydef(table_name)),
-                  HINT = 'Time partitions need PARTITION BY RANGE (id), id being the table''s bigint snowflake id.';
-    END IF;
-    IF v_keytype <> 'pg_catalog.int8'::regtype OR NOT v_opcdefault THEN
-        RAISE EXCEPTION 'the partition key of % is not a bigint column', v_tab
-            USING ERRCODE = '42804',
-                  DETAIL = format('Its partition key is %s, of type %s.', pg_get_partkeydef(table_name),
-                                  format_type(v_keytype, NULL)),
-                  HINT = 'Time partitions need PARTITION BY RANGE (id), id being the table''s bigint snowflake id.';
-    END IF;
+    SELECT t.nsp, t.tab INTO v_nsp, v_tab FROM @extschema@._snowflake_partitioned_table(table_name) t;
 
     -- A partition is entirely older when every id it can hold (below its
     -- upper bound) was made before older_than.
