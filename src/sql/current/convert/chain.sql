@@ -7,19 +7,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_rel oid := job.rel;
-    v_col name := job.col;
-    dry_run boolean := job.dry_run;
-    v_tab text := job.tab;
-    v_type oid := job.coltype;
-    v_source text := job.source;
-    v_rekey boolean := job.rekey;
-    w_rel oid[] := job.w_rel;
-    w_col name[] := job.w_col;
-    w_widen boolean[] := job.w_widen;
-    w_why text[] := job.w_why;
-    w_name text[] := job.w_name;
-    w_cons oid[] := job.w_cons;
     i int;
     r record;
 BEGIN
@@ -29,21 +16,21 @@ BEGIN
     -- references it, directly or through a chain of foreign keys.  A
     -- referencing column is followed to the table it is defined in (a
     -- partition's column is changed through its partitioned table).
-    w_rel := ARRAY[v_rel];
-    w_col := ARRAY[v_col];
-    w_widen := ARRAY[v_type <> 'int8'::regtype];
-    w_why := ARRAY[NULL::text];
-    w_name := ARRAY[v_tab];
+    job.w_rel := ARRAY[job.rel];
+    job.w_col := ARRAY[job.col];
+    job.w_widen := ARRAY[job.coltype <> 'int8'::regtype];
+    job.w_why := ARRAY[NULL::text];
+    job.w_name := ARRAY[job.tab];
     i := 1;
-    WHILE i <= cardinality(w_rel) LOOP
+    WHILE i <= cardinality(job.w_rel) LOOP
         -- The tables this changes: must be ours (ALTER TABLE needs the owner
         -- of every table it changes, and of every partition or child it
         -- recurses to).  In a real run, locked before we look for what
         -- references them, so that no foreign key can appear behind our back.
-        IF (i = 1 AND v_source <> 'snowflake') OR w_widen[i] OR v_rekey THEN
+        IF (i = 1 AND job.source <> 'snowflake') OR job.w_widen[i] OR job.rekey THEN
             FOR r IN
                 WITH RECURSIVE tree(relid) AS (
-                    SELECT w_rel[i]
+                    SELECT job.w_rel[i]
                     UNION
                     SELECT h.inhrelid FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
                 SELECT c.oid,
@@ -53,38 +40,38 @@ BEGIN
                   JOIN pg_catalog.pg_class c ON c.oid = tree.relid
                   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                  WHERE NOT pg_has_role(c.relowner, 'USAGE')
-                 ORDER BY c.oid <> w_rel[i], c.oid
+                 ORDER BY c.oid <> job.w_rel[i], c.oid
                  LIMIT 1
             LOOP
-                IF r.oid = v_rel THEN
+                IF r.oid = job.rel THEN
                     RAISE EXCEPTION 'must be owner of table %', r.name USING ERRCODE = '42501';
                 END IF;
                 RAISE EXCEPTION 'must be owner of table %', r.name
                     USING ERRCODE = '42501',
                           DETAIL = CASE WHEN i = 1 THEN format('Converting column %I of table %s changes its partitions and inheritance children too.',
-                                                               v_col, v_tab)
-                                        WHEN w_widen[i] THEN format('Converting column %I of table %s changes column %I of table %s%s to bigint: %s.',
-                                                    v_col, v_tab, w_col[i], w_name[i],
-                                                    CASE WHEN r.oid <> w_rel[i] THEN ' and its partitions' ELSE '' END,
-                                                    w_why[i])
+                                                               job.col, job.tab)
+                                        WHEN job.w_widen[i] THEN format('Converting column %I of table %s changes column %I of table %s%s to bigint: %s.',
+                                                    job.col, job.tab, job.w_col[i], job.w_name[i],
+                                                    CASE WHEN r.oid <> job.w_rel[i] THEN ' and its partitions' ELSE '' END,
+                                                    job.w_why[i])
                                         ELSE format('Re-keying column %I of table %s rewrites column %I of table %s%s: %s.',
-                                                    v_col, v_tab, w_col[i], w_name[i],
-                                                    CASE WHEN r.oid <> w_rel[i] THEN ' and its partitions' ELSE '' END,
-                                                    w_why[i]) END;
+                                                    job.col, job.tab, job.w_col[i], job.w_name[i],
+                                                    CASE WHEN r.oid <> job.w_rel[i] THEN ' and its partitions' ELSE '' END,
+                                                    job.w_why[i]) END;
             END LOOP;
-            IF NOT dry_run THEN
-                EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', w_name[i]);
+            IF NOT job.dry_run THEN
+                EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', job.w_name[i]);
             END IF;
         END IF;
         FOR r IN
             WITH RECURSIVE tree(relid) AS (
-                SELECT w_rel[i]
+                SELECT job.w_rel[i]
                 UNION
                 SELECT h.inhrelid FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
             SELECT DISTINCT con.oid AS conoid, con.conname, con.conrelid, fa.attname AS fk_col
               FROM tree
               JOIN pg_catalog.pg_attribute pa
-                ON pa.attrelid = tree.relid AND pa.attname = w_col[i] AND NOT pa.attisdropped
+                ON pa.attrelid = tree.relid AND pa.attname = job.w_col[i] AND NOT pa.attisdropped
               JOIN pg_catalog.pg_constraint con
                 ON con.contype = 'f' AND con.conparentid = 0 AND con.confrelid = tree.relid
               JOIN LATERAL unnest(con.confkey, con.conkey) AS k(pk_att, fk_att) ON k.pk_att = pa.attnum
@@ -101,8 +88,8 @@ BEGIN
                 c_why text;
                 c_name text;
             BEGIN
-                IF NOT r.conoid = ANY (w_cons) THEN
-                    w_cons := w_cons || r.conoid;
+                IF NOT r.conoid = ANY (job.w_cons) THEN
+                    job.w_cons := job.w_cons || r.conoid;
                 END IF;
                 LOOP
                     SELECT a.attinhcount INTO c_inh FROM pg_catalog.pg_attribute a
@@ -116,8 +103,8 @@ BEGIN
                     EXIT WHEN c_parent IS NULL;
                     c_rel := c_parent;
                 END LOOP;
-                CONTINUE WHEN EXISTS (SELECT 1 FROM generate_subscripts(w_rel, 1) g
-                                       WHERE w_rel[g] = c_rel AND w_col[g] = r.fk_col);
+                CONTINUE WHEN EXISTS (SELECT 1 FROM generate_subscripts(job.w_rel, 1) g
+                                       WHERE job.w_rel[g] = c_rel AND job.w_col[g] = r.fk_col);
                 SELECT a.atttypid, format_type(a.atttypid, a.atttypmod) INTO c_type, c_typename
                   FROM pg_catalog.pg_attribute a
                  WHERE a.attrelid = c_rel AND a.attname = r.fk_col AND NOT a.attisdropped;
@@ -127,29 +114,23 @@ BEGIN
                   FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                  WHERE c.oid = c_rel;
                 c_why := format('it references column %I of table %s (constraint %I)',
-                                w_col[i], w_name[i], r.conname);
+                                job.w_col[i], job.w_name[i], r.conname);
                 IF c_type NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
                     RAISE EXCEPTION 'cannot convert column % of table %: a column that references it is not an integer column',
-                                    quote_ident(v_col), v_tab
+                                    quote_ident(job.col), job.tab
                         USING ERRCODE = '42804',
                               DETAIL = format('Column %I of table %s has type %s; %s.', r.fk_col, c_name, c_typename, c_why),
                               HINT = 'Change that column to bigint first.';
                 END IF;
-                w_rel := w_rel || c_rel;
-                w_col := w_col || r.fk_col;
-                w_widen := w_widen || (c_type <> 'int8'::regtype);
-                w_why := w_why || c_why;
-                w_name := w_name || c_name;
+                job.w_rel := job.w_rel || c_rel;
+                job.w_col := job.w_col || r.fk_col;
+                job.w_widen := job.w_widen || (c_type <> 'int8'::regtype);
+                job.w_why := job.w_why || c_why;
+                job.w_name := job.w_name || c_name;
             END;
         END LOOP;
         i := i + 1;
     END LOOP;
-    job.w_rel := w_rel;
-    job.w_col := w_col;
-    job.w_widen := w_widen;
-    job.w_why := w_why;
-    job.w_name := w_name;
-    job.w_cons := w_cons;
     RETURN job;
 END
 $step$;

@@ -6,16 +6,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_col name := job.col;
-    v_tab text := job.tab;
-    v_rekey boolean := job.rekey;
-    v_dc integer := job.dc;
-    v_worker integer := job.worker;
-    v_since timestamptz := job.since;
-    v_seq_bits integer := job.seq_bits;
-    v_node_width integer := job.node_width;
-    v_epoch timestamptz := job.epoch;
-    v_bound bigint := job.bound;
     v_idsource text;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_identity',
@@ -28,36 +18,29 @@ BEGIN
     -- node cannot know: a pair from the registry may have been, so such a
     -- node is refused; for a configured identity the documentation says
     -- what must hold.)
-    IF v_rekey THEN
+    IF job.rekey THEN
         SELECT s.datacenter_id, s.worker_id, s.identity_since, s.identity_source,
                s.sequence_bits, s.datacenter_bits + s.worker_bits, s.epoch
-          INTO v_dc, v_worker, v_since, v_idsource, v_seq_bits, v_node_width, v_epoch
+          INTO job.dc, job.worker, job.since, v_idsource, job.seq_bits, job.node_width, job.epoch
           FROM @extschema@.snowflake_status s;
         IF v_idsource = 'registry' THEN
             RAISE EXCEPTION 'cannot re-key column % of table %: this node''s identity comes from the registry',
-                            quote_ident(v_col), v_tab
+                            quote_ident(job.col), job.tab
                 USING ERRCODE = '55000',
                       DETAIL = format('The new ids would carry datacenter %s, worker %s at times before this node took that pair; the registry hands a released pair to the next node, so another node may have issued ids under it then.',
-                                      v_dc, v_worker),
+                                      job.dc, job.worker),
                       HINT = 'Re-key on a node whose identity is set in its configuration and was never another node''s, or convert without time_column.';
         END IF;
-        IF v_since IS NULL THEN
+        IF job.since IS NULL THEN
             RAISE EXCEPTION 'cannot re-key column % of table %: this node does not know since when it issues ids under its identity',
-                            quote_ident(v_col), v_tab
+                            quote_ident(job.col), job.tab
                 USING ERRCODE = '55000',
                       DETAIL = format('snowflake_status.identity_since is null for datacenter %s, worker %s: the node may have issued ids under it at any time, so no time is free for new ids.',
-                                      v_dc, v_worker),
+                                      job.dc, job.worker),
                       HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload): identity_since is then the time of the change. Or convert without time_column.';
         END IF;
-        v_bound := @extschema@.snowflake_min_id(v_since);
+        job.bound := @extschema@.snowflake_min_id(job.since);
     END IF;
-    job.dc := v_dc;
-    job.worker := v_worker;
-    job.since := v_since;
-    job.seq_bits := v_seq_bits;
-    job.node_width := v_node_width;
-    job.epoch := v_epoch;
-    job.bound := v_bound;
     RETURN job;
 END
 $step$;

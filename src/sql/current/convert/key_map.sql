@@ -7,33 +7,23 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_col name := job.col;
-    v_tab text := job.tab;
-    v_since timestamptz := job.since;
-    v_seq_bits integer := job.seq_bits;
-    v_bound bigint := job.bound;
-    v_stmts text[] := job.stmts;
-    v_changed bigint := job.changed;
-    v_spilled bigint := job.spilled;
-    v_max_spill bigint := job.max_spill;
-    v_skip_updates boolean := job.skip_updates;
     v_last bigint;
     v_overlap boolean;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_key_map',
         '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
-    EXECUTE v_stmts[j];
+    EXECUTE job.stmts[j];
     SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0), max(m.new_id),
            min(m.new_id) <= max(m.old_id) AND max(m.new_id) >= min(m.old_id)
-      INTO v_changed, v_spilled, v_max_spill, v_last, v_overlap
+      INTO job.changed, job.spilled, job.max_spill, v_last, v_overlap
       FROM pg_temp.snowflake_rekey_map m;
-    IF v_last >= v_bound THEN
+    IF v_last >= job.bound THEN
         RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
-                        quote_ident(v_col), v_tab, v_since
+                        quote_ident(job.col), job.tab, job.since
             USING ERRCODE = '55000',
                   DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
-                                  v_spilled, CASE WHEN v_spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
-                                  v_max_spill, 1::bigint << v_seq_bits),
+                                  job.spilled, CASE WHEN job.spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
+                                  job.max_spill, 1::bigint << job.seq_bits),
                   HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
     END IF;
     -- Rows are updated in ranges of old keys: a new key must not
@@ -42,15 +32,11 @@ BEGIN
     IF v_overlap AND EXISTS (SELECT 1 FROM pg_temp.snowflake_rekey_map a
                                 JOIN pg_temp.snowflake_rekey_map b ON b.old_id = a.new_id) THEN
         RAISE EXCEPTION 'cannot re-key column % of table %: some new keys are the present keys of other rows',
-                        quote_ident(v_col), v_tab
+                        quote_ident(job.col), job.tab
             USING ERRCODE = '55000',
                   HINT = 'Convert without time_column.';
     END IF;
-    v_skip_updates := v_changed = 0;    -- every key is its new one already
-    job.changed := v_changed;
-    job.spilled := v_spilled;
-    job.max_spill := v_max_spill;
-    job.skip_updates := v_skip_updates;
+    job.skip_updates := job.changed = 0;    -- every key is its new one already
     RETURN job;
 END
 $step$;

@@ -6,34 +6,26 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_col name := job.col;
-    drop_sequence boolean := job.drop_sequence;
-    v_tab text := job.tab;
-    v_default text := job.default_expr;
-    v_source text := job.source;
-    v_rekey boolean := job.rekey;
-    w_rel oid[] := job.w_rel;
-    w_widen boolean[] := job.w_widen;
     v_detail text;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_nothing_to_do',
         '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- Nothing to do: already on snowflake ids, every column already bigint.
     -- Said plainly, with why, since the function then returns no statement.
-    IF v_source = 'snowflake' AND NOT true = ANY (w_widen) AND NOT v_rekey THEN
+    IF job.source = 'snowflake' AND NOT true = ANY (job.w_widen) AND NOT job.rekey THEN
         v_detail := format('Its default is %s, and %s bigint already. No statement was run.',
-                           v_default,
-                           CASE WHEN cardinality(w_rel) = 1 THEN 'it is'
+                           job.default_expr,
+                           CASE WHEN cardinality(job.w_rel) = 1 THEN 'it is'
                                 ELSE 'it and every column that references it are' END);
-        IF drop_sequence THEN
+        IF job.drop_sequence THEN
             RAISE NOTICE 'nothing to do: column % of table % already uses snowflake ids',
-                         quote_ident(v_col), v_tab
+                         quote_ident(job.col), job.tab
                 USING DETAIL = v_detail,
                       HINT = 'drop_sequence drops the sequence that a conversion replaces. '
                              'Drop a sequence kept by an earlier conversion with DROP SEQUENCE.';
         ELSE
             RAISE NOTICE 'nothing to do: column % of table % already uses snowflake ids',
-                         quote_ident(v_col), v_tab
+                         quote_ident(job.col), job.tab
                 USING DETAIL = v_detail;
         END IF;
         RETURN true;

@@ -6,28 +6,19 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_col name := job.col;
-    v_tab text := job.tab;
-    v_typename text := job.typename;
-    v_rekey boolean := job.rekey;
-    w_rel oid[] := job.w_rel;
-    w_col name[] := job.w_col;
-    w_widen boolean[] := job.w_widen;
-    w_why text[] := job.w_why;
-    w_name text[] := job.w_name;
     i int;
     r record;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_partition_keys',
         '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------- columns that cannot change type
-    FOR i IN 1 .. cardinality(w_rel) LOOP
-        CONTINUE WHEN NOT w_widen[i] AND NOT v_rekey;
+    FOR i IN 1 .. cardinality(job.w_rel) LOOP
+        CONTINUE WHEN NOT job.w_widen[i] AND NOT job.rekey;
         -- A partition key column cannot change its type, and re-keying one
         -- would move rows between partitions.
         FOR r IN
             WITH RECURSIVE tree(relid) AS (
-                SELECT w_rel[i]
+                SELECT job.w_rel[i]
                 UNION
                 SELECT h.inhrelid FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
             SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
@@ -35,7 +26,7 @@ BEGIN
               FROM tree
               JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = tree.relid
               JOIN pg_catalog.pg_attribute a
-                ON a.attrelid = tree.relid AND a.attname = w_col[i] AND NOT a.attisdropped
+                ON a.attrelid = tree.relid AND a.attname = job.w_col[i] AND NOT a.attisdropped
               JOIN pg_catalog.pg_class c ON c.oid = tree.relid
               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
              WHERE a.attnum = ANY (pt.partattrs::int2[])
@@ -49,20 +40,20 @@ BEGIN
              LIMIT 1
         LOOP
             RAISE EXCEPTION 'cannot % column % of table %: %',
-                            CASE WHEN w_widen[i] THEN 'convert' ELSE 're-key' END, quote_ident(v_col), v_tab,
+                            CASE WHEN job.w_widen[i] THEN 'convert' ELSE 're-key' END, quote_ident(job.col), job.tab,
                             CASE WHEN i = 1 THEN format('it is part of the partition key of %s', r.name)
-                                 WHEN w_widen[i] THEN format('it must widen column %I of table %s, which is part of the partition key of %s',
-                                                             w_col[i], w_name[i], r.name)
+                                 WHEN job.w_widen[i] THEN format('it must widen column %I of table %s, which is part of the partition key of %s',
+                                                             job.w_col[i], job.w_name[i], r.name)
                                  ELSE format('it rewrites column %I of table %s, which is part of the partition key of %s',
-                                             w_col[i], w_name[i], r.name) END
+                                             job.w_col[i], job.w_name[i], r.name) END
                 USING ERRCODE = '0A000',
-                      DETAIL = CASE WHEN i = 1 AND w_widen[i] THEN format('Converting it changes its type from %s to bigint, and PostgreSQL cannot change the type of a partition key column.', v_typename)
+                      DETAIL = CASE WHEN i = 1 AND job.w_widen[i] THEN format('Converting it changes its type from %s to bigint, and PostgreSQL cannot change the type of a partition key column.', job.typename)
                                     WHEN i = 1 THEN 'Re-keying it changes its values, which would move rows between partitions.'
-                                    WHEN w_widen[i] THEN format('Converting it changes column %I of table %s to bigint: %s. PostgreSQL cannot change the type of a partition key column.',
-                                                w_col[i], w_name[i], w_why[i])
+                                    WHEN job.w_widen[i] THEN format('Converting it changes column %I of table %s to bigint: %s. PostgreSQL cannot change the type of a partition key column.',
+                                                job.w_col[i], job.w_name[i], job.w_why[i])
                                     ELSE format('Re-keying it rewrites column %I of table %s: %s. That would move rows between partitions.',
-                                                w_col[i], w_name[i], w_why[i]) END,
-                      HINT = CASE WHEN w_widen[i] THEN 'Partition the table by a bigint column, or convert a table that is partitioned by another column.'
+                                                job.w_col[i], job.w_name[i], job.w_why[i]) END,
+                      HINT = CASE WHEN job.w_widen[i] THEN 'Partition the table by a bigint column, or convert a table that is partitioned by another column.'
                                   ELSE 'Convert without time_column, or re-key a table that is partitioned by another column.' END;
         END LOOP;
     END LOOP;
@@ -81,11 +72,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_col name := job.col;
-    v_tab text := job.tab;
-    w_rel oid[] := job.w_rel;
-    w_col name[] := job.w_col;
-    w_widen boolean[] := job.w_widen;
     v_detail text;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_dependents',
@@ -97,7 +83,7 @@ BEGIN
     SELECT string_agg(line, E'\n' ORDER BY line) INTO v_detail
       FROM (
         WITH RECURSIVE tree(relid, col) AS (
-            SELECT w_rel[g], w_col[g] FROM generate_subscripts(w_rel, 1) g WHERE w_widen[g]
+            SELECT job.w_rel[g], job.w_col[g] FROM generate_subscripts(job.w_rel, 1) g WHERE job.w_widen[g]
             UNION
             SELECT h.inhrelid, tree.col FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid),
         cols AS (
@@ -162,7 +148,7 @@ BEGIN
       ) deps;
     IF v_detail IS NOT NULL THEN
         RAISE EXCEPTION 'cannot convert column % of table %: other objects depend on the columns it widens to bigint',
-                        quote_ident(v_col), v_tab
+                        quote_ident(job.col), job.tab
             USING ERRCODE = '2BP01',
                   DETAIL = v_detail,
                   HINT = 'PostgreSQL cannot change the type of a column that views, rules and the like depend on. '

@@ -7,12 +7,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_rel oid := job.rel;
-    v_col name := job.col;
-    v_tab text := job.tab;
-    v_attnum int2 := job.attnum;
-    v_bound bigint := job.bound;
-    w_rel oid[] := job.w_rel;
     v_detail text;
     v_first bigint;
 BEGIN
@@ -26,7 +20,7 @@ BEGIN
     SELECT string_agg(line, E'\n' ORDER BY line) INTO v_detail
       FROM (
         WITH RECURSIVE tree(relid) AS (
-            SELECT DISTINCT w_rel[g] FROM generate_subscripts(w_rel, 1) g
+            SELECT DISTINCT job.w_rel[g] FROM generate_subscripts(job.w_rel, 1) g
             UNION
             SELECT h.inhrelid FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid),
         qual(oid, name, relkind, rls) AS (
@@ -50,7 +44,7 @@ BEGIN
       ) x;
     IF v_detail IS NOT NULL THEN
         RAISE EXCEPTION 'cannot re-key column % of table %: updating the rows would do more than change their keys',
-                        quote_ident(v_col), v_tab
+                        quote_ident(job.col), job.tab
             USING ERRCODE = '55000',
                   DETAIL = v_detail,
                   HINT = 'Re-keying updates every row. Disable such triggers and rules in the same transaction '
@@ -60,13 +54,13 @@ BEGIN
 
     -- The old key says which rows reference which: it must be unique.
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index x
-                    WHERE x.indrelid = v_rel AND x.indisunique AND x.indnkeyatts = 1
-                      AND x.indkey[0] = v_attnum AND x.indpred IS NULL AND x.indexprs IS NULL) THEN
+                    WHERE x.indrelid = job.rel AND x.indisunique AND x.indnkeyatts = 1
+                      AND x.indkey[0] = job.attnum AND x.indpred IS NULL AND x.indexprs IS NULL) THEN
         EXECUTE format('SELECT %1$I FROM %2$s WHERE %1$I < $1 GROUP BY 1 HAVING count(*) > 1 ORDER BY 1 LIMIT 1',
-                       v_col, v_tab)
-           INTO v_first USING v_bound;
+                       job.col, job.tab)
+           INTO v_first USING job.bound;
         IF v_first IS NOT NULL THEN
-            RAISE EXCEPTION 'cannot re-key column % of table %: its values are not unique', quote_ident(v_col), v_tab
+            RAISE EXCEPTION 'cannot re-key column % of table %: its values are not unique', quote_ident(job.col), job.tab
                 USING ERRCODE = '23505',
                       DETAIL = format('Value %s is in more than one row.', v_first),
                       HINT = 'Each row needs a key of its own: the foreign keys that reference the column are rewritten by its value.';

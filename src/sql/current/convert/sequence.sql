@@ -1,4 +1,4 @@
--- Step 9: with drop_sequence, whether the old sequence can go.
+-- Step 9: with job.drop_sequence, whether the old sequence can go.
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_sequence(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
@@ -6,34 +6,25 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_rel oid := job.rel;
-    v_col name := job.col;
-    drop_sequence boolean := job.drop_sequence;
-    v_attnum int2 := job.attnum;
-    v_source text := job.source;
-    v_seq oid := job.seq;
-    v_seq_name text := job.seq_name;
-    v_drop_seq boolean := job.drop_seq;
-    v_kept_detail text := job.kept_detail;
     v_detail text;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_sequence',
         '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------------- the old sequence
-    IF drop_sequence AND v_source IN ('serial', 'nextval') THEN
+    IF job.drop_sequence AND job.source IN ('serial', 'nextval') THEN
         -- What else uses it: other defaults (the column's own, in the table
         -- and its partitions or children, is replaced), views, functions,
         -- an owner column other than ours.
         SELECT string_agg(line, E'\n' ORDER BY line) INTO v_detail
           FROM (
             WITH RECURSIVE tree(relid) AS (
-                SELECT v_rel
+                SELECT job.rel
                 UNION
                 SELECT h.inhrelid FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid),
             ours AS (
                 SELECT ad.oid FROM tree
                   JOIN pg_catalog.pg_attribute a
-                    ON a.attrelid = tree.relid AND a.attname = v_col AND NOT a.attisdropped
+                    ON a.attrelid = tree.relid AND a.attname = job.col AND NOT a.attisdropped
                   JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum)
             SELECT CASE WHEN d.classid = 'pg_catalog.pg_attrdef'::regclass THEN
                           (SELECT format('default of column %I of table %s', a.attname,
@@ -47,7 +38,7 @@ BEGIN
                         ELSE pg_describe_object(d.classid, d.objid, d.objsubid) END
                    || ' uses it' AS line   -- e.g. "default of column id of table public.t uses it"
               FROM pg_catalog.pg_depend d
-             WHERE d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid = v_seq
+             WHERE d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid = job.seq
                AND d.deptype = 'n'
                AND NOT (d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.objid IN (SELECT oid FROM ours))
             UNION ALL
@@ -58,22 +49,20 @@ BEGIN
               JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
               JOIN pg_catalog.pg_class c ON c.oid = d.refobjid
               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-             WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = v_seq
+             WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = job.seq
                AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype = 'a'
-               AND NOT (d.refobjid = v_rel AND d.refobjsubid = v_attnum)
+               AND NOT (d.refobjid = job.rel AND d.refobjsubid = job.attnum)
           ) users;
         IF v_detail IS NOT NULL THEN
-            v_kept_detail := v_detail;      -- said once every check has passed
-        ELSIF NOT (SELECT pg_has_role(c.relowner, 'USAGE') FROM pg_catalog.pg_class c WHERE c.oid = v_seq) THEN
-            RAISE EXCEPTION 'must be owner of sequence %', v_seq_name
+            job.kept_detail := v_detail;      -- said once every check has passed
+        ELSIF NOT (SELECT pg_has_role(c.relowner, 'USAGE') FROM pg_catalog.pg_class c WHERE c.oid = job.seq) THEN
+            RAISE EXCEPTION 'must be owner of sequence %', job.seq_name
                 USING ERRCODE = '42501',
                       HINT = 'Convert without drop_sequence, and let the sequence''s owner drop it.';
         ELSE
-            v_drop_seq := true;
+            job.drop_seq := true;
         END IF;
     END IF;
-    job.kept_detail := v_kept_detail;
-    job.drop_seq := v_drop_seq;
     RETURN job;
 END
 $step$;

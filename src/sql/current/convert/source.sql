@@ -7,73 +7,60 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_rel oid := job.rel;
-    v_col name := job.col;
-    v_tab text := job.tab;
-    v_attnum int2 := job.attnum;
-    v_identity "char" := job.col_identity;
-    v_default text := job.default_expr;
-    v_source text := job.source;
-    v_seq oid := job.seq;
-    v_seq_name text := job.seq_name;
     v_attrdef oid;
     v_text text;
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_source',
         '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ------------------------------------------- where the values come from
-    IF v_identity <> '' THEN
-        v_source := 'identity';
-        SELECT d.objid INTO v_seq
+    IF job.col_identity <> '' THEN
+        job.source := 'identity';
+        SELECT d.objid INTO job.seq
           FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class s ON s.oid = d.objid
          WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass
-           AND d.refobjid = v_rel AND d.refobjsubid = v_attnum AND d.deptype = 'i' AND s.relkind = 'S';
+           AND d.refobjid = job.rel AND d.refobjsubid = job.attnum AND d.deptype = 'i' AND s.relkind = 'S';
     ELSE
-        SELECT ad.oid, pg_get_expr(ad.adbin, ad.adrelid) INTO v_attrdef, v_default
-          FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid = v_rel AND ad.adnum = v_attnum;
-        IF v_default IS NULL THEN
+        SELECT ad.oid, pg_get_expr(ad.adbin, ad.adrelid) INTO v_attrdef, job.default_expr
+          FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid = job.rel AND ad.adnum = job.attnum;
+        IF job.default_expr IS NULL THEN
             v_text := 'It has no default.';
         ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
                        WHERE d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.objid = v_attrdef
                          AND d.refclassid = 'pg_catalog.pg_proc'::regclass
                          AND d.refobjid = '@extschema@.snowflake_nextval()'::regprocedure)
-              AND v_default ~ '^([^(]*\.)?snowflake_nextval\(\)$' THEN
-            v_source := 'snowflake';
-        ELSIF v_default ~ '^nextval\(''.*''::regclass\)$' THEN
-            SELECT min(d.refobjid) INTO v_seq
+              AND job.default_expr ~ '^([^(]*\.)?snowflake_nextval\(\)$' THEN
+            job.source := 'snowflake';
+        ELSIF job.default_expr ~ '^nextval\(''.*''::regclass\)$' THEN
+            SELECT min(d.refobjid) INTO job.seq
               FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class s ON s.oid = d.refobjid
              WHERE d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.objid = v_attrdef
                AND d.refclassid = 'pg_catalog.pg_class'::regclass AND s.relkind = 'S';
-            IF v_seq IS NOT NULL THEN
-                v_source := CASE WHEN EXISTS (
+            IF job.seq IS NOT NULL THEN
+                job.source := CASE WHEN EXISTS (
                                     SELECT 1 FROM pg_catalog.pg_depend d
-                                     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = v_seq
+                                     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = job.seq
                                        AND d.refclassid = 'pg_catalog.pg_class'::regclass
-                                       AND d.refobjid = v_rel AND d.refobjsubid = v_attnum
+                                       AND d.refobjid = job.rel AND d.refobjsubid = job.attnum
                                        AND d.deptype = 'a')
                                  THEN 'serial' ELSE 'nextval' END;
             END IF;
         END IF;
-        IF v_source IS NULL THEN
+        IF job.source IS NULL THEN
             RAISE EXCEPTION 'column % of table % is not a serial, identity or nextval() column',
-                            quote_ident(v_col), v_tab
+                            quote_ident(job.col), job.tab
                 USING ERRCODE = '55000',
-                      DETAIL = coalesce(v_text, format('Its default is %s.', v_default)),
+                      DETAIL = coalesce(v_text, format('Its default is %s.', job.default_expr)),
                       HINT = 'snowflake_convert_column converts columns whose values come from a sequence. '
                              'To give another column snowflake ids, set its default by hand.';
         END IF;
     END IF;
-    IF v_seq IS NOT NULL THEN
+    IF job.seq IS NOT NULL THEN
         SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
                                     ELSE quote_ident(n.nspname) END, c.relname)
-          INTO v_seq_name
+          INTO job.seq_name
           FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-         WHERE c.oid = v_seq;
+         WHERE c.oid = job.seq;
     END IF;
-    job.source := v_source;
-    job.seq := v_seq;
-    job.seq_name := v_seq_name;
-    job.default_expr := v_default;
     RETURN job;
 END
 $step$;

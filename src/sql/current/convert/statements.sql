@@ -1,5 +1,5 @@
 -- Step 10: the statements, in order, and what each is where it is not
--- simply run (v_kinds).
+-- simply run (job.kinds).
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_statements(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
@@ -7,20 +7,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_col name := job.col;
-    v_tab text := job.tab;
-    v_source text := job.source;
-    v_seq_name text := job.seq_name;
-    v_drop_seq boolean := job.drop_seq;
-    v_rekey boolean := job.rekey;
-    w_rel oid[] := job.w_rel;
-    w_col name[] := job.w_col;
-    w_widen boolean[] := job.w_widen;
-    w_name text[] := job.w_name;
-    w_cons oid[] := job.w_cons;
-    v_keys text := job.keys;
-    v_stmts text[] := job.stmts;
-    v_kinds text[] := job.kinds;
     v_map constant text := 'pg_temp.snowflake_rekey_map';
     v_text text;
     r record;
@@ -30,23 +16,23 @@ BEGIN
     -- ------------------------------------------------------ statements
     SELECT 'LOCK TABLE ' || string_agg(f.name, ', ' ORDER BY f.first) || ' IN ACCESS EXCLUSIVE MODE;'
       INTO v_text
-      FROM (SELECT w_name[g] AS name, min(g) AS first
-              FROM generate_subscripts(w_rel, 1) g
-             WHERE g = 1 OR w_widen[g] OR v_rekey
-             GROUP BY w_name[g]) f;
-    v_stmts := v_stmts || v_text;
-    IF v_source = 'identity' THEN
-        v_stmts := v_stmts || format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;', v_tab, v_col);
+      FROM (SELECT job.w_name[g] AS name, min(g) AS first
+              FROM generate_subscripts(job.w_rel, 1) g
+             WHERE g = 1 OR job.w_widen[g] OR job.rekey
+             GROUP BY job.w_name[g]) f;
+    job.stmts := job.stmts || v_text;
+    IF job.source = 'identity' THEN
+        job.stmts := job.stmts || format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;', job.tab, job.col);
     END IF;
     -- Re-keying rewrites the keys and the columns that reference them
     -- together, in ranges: their foreign keys are dropped first and added
     -- again at the end, which checks every row once (per-row checks of each
     -- updated key would probe the referencing table, index or not, for every
     -- row).  Before any widening, so that it does not check them too.
-    IF v_rekey THEN
+    IF job.rekey THEN
         FOR r IN
             SELECT format('ALTER TABLE %s DROP CONSTRAINT %I;', q.name, con.conname) AS stmt
-              FROM unnest(w_cons) WITH ORDINALITY AS u(oid, n)
+              FROM unnest(job.w_cons) WITH ORDINALITY AS u(oid, n)
               JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
               JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
                                                         ELSE quote_ident(n.nspname) END, c.relname) AS name
@@ -54,28 +40,28 @@ BEGIN
                              WHERE c.oid = con.conrelid) q ON true
              ORDER BY u.n
         LOOP
-            v_stmts := v_stmts || r.stmt;
+            job.stmts := job.stmts || r.stmt;
         END LOOP;
     END IF;
     FOR r IN
-        SELECT format('ALTER TABLE %s %s;', w_name[g],
-                      string_agg(format('ALTER COLUMN %I TYPE bigint', w_col[g]), ', ' ORDER BY g)) AS stmt
-          FROM generate_subscripts(w_rel, 1) g
-         WHERE w_widen[g]
-         GROUP BY w_name[g]
+        SELECT format('ALTER TABLE %s %s;', job.w_name[g],
+                      string_agg(format('ALTER COLUMN %I TYPE bigint', job.w_col[g]), ', ' ORDER BY g)) AS stmt
+          FROM generate_subscripts(job.w_rel, 1) g
+         WHERE job.w_widen[g]
+         GROUP BY job.w_name[g]
          ORDER BY min(g)
     LOOP
-        v_stmts := v_stmts || r.stmt;
+        job.stmts := job.stmts || r.stmt;
     END LOOP;
-    v_kinds := array_fill(''::text, ARRAY[cardinality(v_stmts)]);
-    IF v_rekey THEN
+    job.kinds := array_fill(''::text, ARRAY[cardinality(job.stmts)]);
+    IF job.rekey THEN
         -- In old-key order: the batches read it in ranges of old keys.
-        v_stmts := v_stmts || format(E'CREATE TEMP TABLE snowflake_rekey_map ON COMMIT DROP AS\nSELECT * FROM (\n%s\n) k WHERE new_id <> old_id ORDER BY old_id;', v_keys);
-        v_kinds := v_kinds || 'map'::text;
-        v_stmts := v_stmts || format('CREATE UNIQUE INDEX ON %s (old_id);', v_map);
-        v_kinds := v_kinds || ''::text;
-        v_stmts := v_stmts || format('ANALYZE %s;', v_map);
-        v_kinds := v_kinds || ''::text;
+        job.stmts := job.stmts || format(E'CREATE TEMP TABLE snowflake_rekey_map ON COMMIT DROP AS\nSELECT * FROM (\n%s\n) k WHERE new_id <> old_id ORDER BY old_id;', job.keys);
+        job.kinds := job.kinds || 'map'::text;
+        job.stmts := job.stmts || format('CREATE UNIQUE INDEX ON %s (old_id);', v_map);
+        job.kinds := job.kinds || ''::text;
+        job.stmts := job.stmts || format('ANALYZE %s;', v_map);
+        job.kinds := job.kinds || ''::text;
         -- One UPDATE per column, on each table that holds rows (the
         -- partitions and children of a partitioned table or parent), joined
         -- with the map: only values that have a new key change.  Where the
@@ -84,7 +70,7 @@ BEGIN
         -- statement (a range would read the whole table each time).
         FOR r IN
             WITH RECURSIVE tree(relid, col, g) AS (
-                SELECT w_rel[g], w_col[g], g FROM generate_subscripts(w_rel, 1) g
+                SELECT job.w_rel[g], job.w_col[g], g FROM generate_subscripts(job.w_rel, 1) g
                 UNION
                 SELECT h.inhrelid, tree.col, tree.g
                   FROM pg_catalog.pg_inherits h JOIN tree ON h.inhparent = tree.relid)
@@ -105,13 +91,13 @@ BEGIN
              WHERE c.relkind = 'r'
              ORDER BY tree.g, tree.relid
         LOOP
-            v_stmts := v_stmts || r.stmt;
-            v_kinds := v_kinds || (CASE WHEN r.ranged THEN 'ranges:' ELSE 'whole:' END || r.relid);
+            job.stmts := job.stmts || r.stmt;
+            job.kinds := job.kinds || (CASE WHEN r.ranged THEN 'ranges:' ELSE 'whole:' END || r.relid);
         END LOOP;
         FOR r IN
             SELECT q.name, con.conname, pg_get_constraintdef(con.oid) AS def,
                    obj_description(con.oid, 'pg_constraint') AS comment
-              FROM unnest(w_cons) WITH ORDINALITY AS u(oid, n)
+              FROM unnest(job.w_cons) WITH ORDINALITY AS u(oid, n)
               JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
               JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
                                                         ELSE quote_ident(n.nspname) END, c.relname) AS name
@@ -119,29 +105,27 @@ BEGIN
                              WHERE c.oid = con.conrelid) q ON true
              ORDER BY u.n
         LOOP
-            v_stmts := v_stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s;', r.name, r.conname, r.def);
-            v_kinds := v_kinds || 'fk'::text;
+            job.stmts := job.stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s;', r.name, r.conname, r.def);
+            job.kinds := job.kinds || 'fk'::text;
             IF r.comment IS NOT NULL THEN
-                v_stmts := v_stmts || format('COMMENT ON CONSTRAINT %I ON %s IS %L;', r.conname, r.name, r.comment);
-                v_kinds := v_kinds || ''::text;
+                job.stmts := job.stmts || format('COMMENT ON CONSTRAINT %I ON %s IS %L;', r.conname, r.name, r.comment);
+                job.kinds := job.kinds || ''::text;
             END IF;
         END LOOP;
     END IF;
-    IF v_source <> 'snowflake' THEN
-        v_stmts := v_stmts || format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s;',
-                                     v_tab, v_col, '@extschema@.snowflake_nextval()');
-        v_kinds := v_kinds || ''::text;
+    IF job.source <> 'snowflake' THEN
+        job.stmts := job.stmts || format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s;',
+                                     job.tab, job.col, '@extschema@.snowflake_nextval()');
+        job.kinds := job.kinds || ''::text;
     END IF;
-    IF v_drop_seq THEN
-        v_stmts := v_stmts || format('DROP SEQUENCE %s;', v_seq_name);
-        v_kinds := v_kinds || ''::text;
+    IF job.drop_seq THEN
+        job.stmts := job.stmts || format('DROP SEQUENCE %s;', job.seq_name);
+        job.kinds := job.kinds || ''::text;
     END IF;
-    IF v_rekey THEN
-        v_stmts := v_stmts || format('DROP TABLE %s;', v_map);
-        v_kinds := v_kinds || ''::text;
+    IF job.rekey THEN
+        job.stmts := job.stmts || format('DROP TABLE %s;', v_map);
+        job.kinds := job.kinds || ''::text;
     END IF;
-    job.stmts := v_stmts;
-    job.kinds := v_kinds;
     RETURN job;
 END
 $step$;

@@ -7,18 +7,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
-    v_rel oid := job.rel;
-    v_col name := job.col;
-    dry_run boolean := job.dry_run;
-    drop_sequence boolean := job.drop_sequence;
-    v_tab text := job.tab;
-    v_attnum int2 := job.attnum;
-    v_type oid := job.coltype;
-    v_typename text := job.typename;
-    v_identity "char" := job.col_identity;
-    v_rekey boolean := job.rekey;
-    v_tcol name := job.tcol;
-    v_tcx text := job.tcx;
     v_generated "char";
     v_inhcount int4;
     v_ispartition boolean;
@@ -34,11 +22,11 @@ BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_target',
         '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
     -- ---------------------------------------------------------------- inputs
-    IF table_name IS NULL OR column_name IS NULL OR dry_run IS NULL OR drop_sequence IS NULL THEN
+    IF table_name IS NULL OR column_name IS NULL OR job.dry_run IS NULL OR job.drop_sequence IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert_column: % must not be NULL',
             CASE WHEN table_name IS NULL THEN 'table_name'
                  WHEN column_name IS NULL THEN 'column_name'
-                 WHEN dry_run IS NULL THEN 'dry_run'
+                 WHEN job.dry_run IS NULL THEN 'dry_run'
                  ELSE 'drop_sequence' END
             USING ERRCODE = '22004';
     END IF;
@@ -46,15 +34,15 @@ BEGIN
     SELECT c.relkind, c.relpersistence, c.relnamespace, c.relispartition,
            format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
                                 ELSE quote_ident(n.nspname) END, c.relname)
-      INTO v_relkind, v_persistence, v_relnsp, v_ispartition, v_tab
+      INTO v_relkind, v_persistence, v_relnsp, v_ispartition, job.tab
       FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-     WHERE c.oid = v_rel;
+     WHERE c.oid = job.rel;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'relation with OID % does not exist', v_rel::oid
+        RAISE EXCEPTION 'relation with OID % does not exist', job.rel::oid
             USING ERRCODE = '42P01';
     END IF;
     IF v_relkind NOT IN ('r', 'p') THEN
-        RAISE EXCEPTION '% is not a table', v_tab
+        RAISE EXCEPTION '% is not a table', job.tab
             USING ERRCODE = '42809',
                   DETAIL = format('It is %s; snowflake_convert_column converts columns of tables and partitioned tables.',
                                   CASE v_relkind WHEN 'v' THEN 'a view' WHEN 'm' THEN 'a materialized view'
@@ -72,32 +60,32 @@ BEGIN
                                     ELSE quote_ident(n.nspname) END, c.relname)
           INTO v_text
           FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-         WHERE c.oid = pg_partition_root(v_rel);
-        RAISE EXCEPTION 'cannot convert a column of % alone: it is a partition of %', v_tab, v_text
+         WHERE c.oid = pg_partition_root(job.rel);
+        RAISE EXCEPTION 'cannot convert a column of % alone: it is a partition of %', job.tab, v_text
             USING ERRCODE = '0A000',
                   HINT = format('Convert the partitioned table, which converts all its partitions: SELECT snowflake_convert_column(%L, %L);',
-                                v_text, v_col);
+                                v_text, job.col);
     END IF;
 
     SELECT a.attnum, a.atttypid, format_type(a.atttypid, a.atttypmod), a.attidentity,
            a.attgenerated, a.attinhcount
-      INTO v_attnum, v_type, v_typename, v_identity, v_generated, v_inhcount
+      INTO job.attnum, job.coltype, job.typename, job.col_identity, v_generated, v_inhcount
       FROM pg_catalog.pg_attribute a
-     WHERE a.attrelid = v_rel AND a.attname = v_col AND NOT a.attisdropped;
+     WHERE a.attrelid = job.rel AND a.attname = job.col AND NOT a.attisdropped;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'column % of table % does not exist', quote_ident(v_col), v_tab
+        RAISE EXCEPTION 'column % of table % does not exist', quote_ident(job.col), job.tab
             USING ERRCODE = '42703',
                   HINT = 'The column name is taken as it is written, case and all, without quotes.';
     END IF;
-    IF v_attnum < 0 THEN
-        RAISE EXCEPTION 'cannot convert system column %', quote_ident(v_col)
+    IF job.attnum < 0 THEN
+        RAISE EXCEPTION 'cannot convert system column %', quote_ident(job.col)
             USING ERRCODE = '0A000';
     END IF;
-    IF v_type NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
-        RAISE EXCEPTION 'column % of table % is not an integer column', quote_ident(v_col), v_tab
+    IF job.coltype NOT IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
+        RAISE EXCEPTION 'column % of table % is not an integer column', quote_ident(job.col), job.tab
             USING ERRCODE = '42804',
                   DETAIL = format('Its type is %s; snowflake_convert_column converts smallint, integer and bigint columns.',
-                                  v_typename);
+                                  job.typename);
     END IF;
     IF v_inhcount > 0 THEN
         SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
@@ -106,33 +94,33 @@ BEGIN
           FROM pg_catalog.pg_inherits h
           JOIN pg_catalog.pg_class c ON c.oid = h.inhparent
           JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-         WHERE h.inhrelid = v_rel
+         WHERE h.inhrelid = job.rel
          ORDER BY h.inhseqno LIMIT 1;
-        RAISE EXCEPTION 'cannot convert inherited column % of table %', quote_ident(v_col), v_tab
+        RAISE EXCEPTION 'cannot convert inherited column % of table %', quote_ident(job.col), job.tab
             USING ERRCODE = '0A000',
                   DETAIL = format('The column is inherited from %s.', v_text),
                   HINT = format('Convert the column of %s, which converts its children too.', v_text);
     END IF;
     IF v_generated <> '' THEN
-        RAISE EXCEPTION 'column % of table % is a generated column', quote_ident(v_col), v_tab
+        RAISE EXCEPTION 'column % of table % is a generated column', quote_ident(job.col), job.tab
             USING ERRCODE = '0A000';
     END IF;
-    IF v_rekey THEN
+    IF job.rekey THEN
         SELECT a.atttypid, format_type(a.atttypid, a.atttypmod) INTO v_ttype, v_ttypename
           FROM pg_catalog.pg_attribute a
-         WHERE a.attrelid = v_rel AND a.attname = v_tcol AND a.attnum > 0 AND NOT a.attisdropped;
+         WHERE a.attrelid = job.rel AND a.attname = job.tcol AND a.attnum > 0 AND NOT a.attisdropped;
         IF NOT FOUND THEN
-            RAISE EXCEPTION 'time column % of table % does not exist', quote_ident(v_tcol), v_tab
+            RAISE EXCEPTION 'time column % of table % does not exist', quote_ident(job.tcol), job.tab
                 USING ERRCODE = '42703',
                       HINT = 'time_column names a column of the same table, taken as it is written, case and all, without quotes.';
         END IF;
-        IF v_tcol = v_col THEN
-            RAISE EXCEPTION 'time column % of table % is the column to convert', quote_ident(v_tcol), v_tab
+        IF job.tcol = job.col THEN
+            RAISE EXCEPTION 'time column % of table % is the column to convert', quote_ident(job.tcol), job.tab
                 USING ERRCODE = '22023',
                       HINT = 'time_column names the column that holds when each row was made.';
         END IF;
         IF v_ttype NOT IN ('timestamptz'::regtype, 'timestamp'::regtype) THEN
-            RAISE EXCEPTION 'time column % of table % is not a timestamp column', quote_ident(v_tcol), v_tab
+            RAISE EXCEPTION 'time column % of table % is not a timestamp column', quote_ident(job.tcol), job.tab
                 USING ERRCODE = '42804',
                       DETAIL = format('Its type is %s; the new ids are made from a timestamp with time zone or timestamp without time zone column.',
                                       v_ttypename),
@@ -140,15 +128,9 @@ BEGIN
         END IF;
         -- A timestamp without time zone is read in the session's TimeZone,
         -- as PostgreSQL compares it with a timestamptz.
-        v_tcx := CASE WHEN v_ttype = 'timestamptz'::regtype THEN quote_ident(v_tcol)
-                      ELSE format('%I::timestamptz', v_tcol) END;
+        job.tcx := CASE WHEN v_ttype = 'timestamptz'::regtype THEN quote_ident(job.tcol)
+                      ELSE format('%I::timestamptz', job.tcol) END;
     END IF;
-    job.tab := v_tab;
-    job.attnum := v_attnum;
-    job.coltype := v_type;
-    job.typename := v_typename;
-    job.col_identity := v_identity;
-    job.tcx := v_tcx;
     RETURN job;
 END
 $step$;
