@@ -3,15 +3,13 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_chain(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     i int;
     r record;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_chain',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_chain');
     -- --------------------------------- the column and every column that
     -- references it, directly or through a chain of foreign keys.  A
     -- referencing column is followed to the table it is defined in (a

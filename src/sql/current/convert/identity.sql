@@ -2,14 +2,12 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_identity(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_idsource text;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_identity',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_identity');
     -- ------------------------------------ re-keying: which ids are free
     -- The new ids carry this node's identity and milliseconds before
     -- identity_since: every id the node has issued, or will issue, under its

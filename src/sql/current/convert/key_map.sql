@@ -3,29 +3,19 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_key_map(job @extschema@._snowflake_convert_job, j integer)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_last bigint;
     v_overlap boolean;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_key_map',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_key_map');
     EXECUTE job.stmts[j];
     SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0), max(m.new_id),
            min(m.new_id) <= max(m.old_id) AND max(m.new_id) >= min(m.old_id)
       INTO job.changed, job.spilled, job.max_spill, v_last, v_overlap
       FROM pg_temp.snowflake_rekey_map m;
-    IF v_last >= job.bound THEN
-        RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
-                        quote_ident(job.col), job.tab, job.since
-            USING ERRCODE = '55000',
-                  DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
-                                  job.spilled, CASE WHEN job.spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
-                                  job.max_spill, 1::bigint << job.seq_bits),
-                  HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
-    END IF;
+    PERFORM @extschema@._snowflake_convert_spill_check(job, v_last);
     -- Rows are updated in ranges of old keys: a new key must not
     -- be some other row's old key, or a later range would
     -- rewrite it again.

@@ -2,14 +2,12 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_nothing_to_do(job @extschema@._snowflake_convert_job)
 RETURNS boolean
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_nothing_to_do',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_nothing_to_do');
     -- Nothing to do: already on snowflake ids, every column already bigint.
     -- Said plainly, with why, since the function then returns no statement.
     IF job.source = 'snowflake' AND NOT true = ANY (job.w_widen) AND NOT job.rekey THEN

@@ -2,15 +2,13 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_partition_keys(job @extschema@._snowflake_convert_job)
 RETURNS void
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     i int;
     r record;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_partition_keys',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_partition_keys');
     -- ------------------------------------- columns that cannot change type
     FOR i IN 1 .. cardinality(job.w_rel) LOOP
         CONTINUE WHEN NOT job.w_widen[i] AND NOT job.rekey;
@@ -68,14 +66,12 @@ COMMENT ON FUNCTION @extschema@._snowflake_convert_partition_keys(@extschema@._s
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_dependents(job @extschema@._snowflake_convert_job)
 RETURNS void
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_dependents',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_dependents');
     -- Views, rules, triggers, policies, SQL-body functions, publication
     -- column lists and WHERE clauses, and generated columns on a column that
     -- changes type block ALTER COLUMN TYPE, and so does a column of another

@@ -3,15 +3,13 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_rekey_tables(job @extschema@._snowflake_convert_job)
 RETURNS void
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_detail text;
     v_first bigint;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_tables',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_tables');
     -- Every table whose rows the re-key updates, partitions and children
     -- included.  Triggers and rules on UPDATE would run for every row (an
     -- audit trail of a million updates, an updated_at set to now()), and

@@ -3,7 +3,6 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_rekey_plan(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
@@ -17,8 +16,7 @@ DECLARE
     v_n_late bigint;
     v_n_null bigint;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_plan',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_plan');
     -- The rows to re-key: every key below snowflake_min_id(identity_since).
     -- (A key at or above it is an id made since: kept.)  Each needs a time
     -- from the epoch to before identity_since.
@@ -88,18 +86,33 @@ BEGIN
         -- spill, and whether the last ones stay before identity_since.
         EXECUTE format('SELECT count(*) FILTER (WHERE spill > 0), coalesce(max(spill), 0), max(new_id) FROM (%s) k', job.keys)
            INTO job.spilled, job.max_spill, v_last;
-        IF v_last >= job.bound THEN
-            RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
-                            quote_ident(job.col), job.tab, job.since
-                USING ERRCODE = '55000',
-                      DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
-                                      job.spilled, CASE WHEN job.spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
-                                      job.max_spill, 1::bigint << job.seq_bits),
-                      HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
-        END IF;
+        PERFORM @extschema@._snowflake_convert_spill_check(job, v_last);
     END IF;
     RETURN job;
 END
 $step$;
 COMMENT ON FUNCTION @extschema@._snowflake_convert_rekey_plan(@extschema@._snowflake_convert_job) IS
     'snowflake_convert_column, internal: plan the re-key (with the dry run''s check)';
+
+-- Re-keying: the new keys must end before identity_since (last: the largest);
+-- rows beyond a millisecond's sequence numbers spill into the next ones.
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_spill_check(job @extschema@._snowflake_convert_job, v_last bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $step$
+BEGIN
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_spill_check');
+    IF v_last >= job.bound THEN
+        RAISE EXCEPTION 'cannot re-key column % of table %: its last rows would spill into %, since when this node has issued ids under its identity',
+                        quote_ident(job.col), job.tab, job.since
+            USING ERRCODE = '55000',
+                  DETAIL = format('%s %s into following milliseconds, by up to %s ms: a millisecond holds %s ids.',
+                                  job.spilled, CASE WHEN job.spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
+                                  job.max_spill, 1::bigint << job.seq_bits),
+                  HINT = 'Give this node an identity that no node has ever used (snowflake.worker_id, then reload), which starts a new identity_since, and convert again; or convert without time_column.';
+    END IF;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_spill_check(@extschema@._snowflake_convert_job, bigint) IS
+    'snowflake_convert_column, internal: refuse new keys that would reach identity_since';

@@ -2,14 +2,12 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_report(job @extschema@._snowflake_convert_job)
 RETURNS void
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_spill_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_report',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_report');
     IF job.rekey THEN
         v_spill_detail := CASE WHEN job.spilled = 0 THEN
                                    format('No millisecond holds more of these rows than its %s sequence numbers: each id decodes to its row''s %I, to the millisecond.',

@@ -3,15 +3,13 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_ranges(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_batch bigint;
     v_nstmts integer;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_ranges',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_ranges');
     -- The ranges of old keys, about 50 of them, none under
     -- 100,000 keys: the first key of each.
     v_batch := greatest(100000, ceil(job.changed / 50.0)::bigint);
@@ -38,18 +36,15 @@ COMMENT ON FUNCTION @extschema@._snowflake_convert_ranges(@extschema@._snowflake
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_rewrite(job @extschema@._snowflake_convert_job, j integer)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $step$
 DECLARE
     v_count bigint;
-    v_elapsed double precision;
     v_text text;
     i int;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rewrite',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_rewrite');
     IF job.kinds[j] LIKE 'whole:%' THEN
         IF job.progress THEN
             RAISE NOTICE 're-keying %: updating % in one statement (no index starts with its column)',
@@ -59,12 +54,7 @@ BEGIN
         GET DIAGNOSTICS v_count = ROW_COUNT;
         job.done_rows := job.done_rows + v_count;
         job.units_done := job.units_done + cardinality(job.bounds) - 1;
-        v_elapsed := extract(epoch FROM clock_timestamp() - job.t0);
-        IF job.progress THEN
-            RAISE NOTICE 're-keying %: % rows updated, % done, % s so far, about % s left',
-                         job.tab, job.done_rows, floor(100.0 * job.units_done / job.units) || '%',
-                         round(v_elapsed), round(v_elapsed * (job.units - job.units_done) / job.units_done);
-        END IF;
+        PERFORM @extschema@._snowflake_convert_progress(job);
     ELSE
         -- The column, as the statement names it.
         v_text := substring(job.stmts[j] FROM ' WHERE m\.old_id = (t\..*);$');
@@ -75,12 +65,7 @@ BEGIN
             GET DIAGNOSTICS v_count = ROW_COUNT;
             job.done_rows := job.done_rows + v_count;
             job.units_done := job.units_done + 1;
-            IF job.progress THEN
-                v_elapsed := extract(epoch FROM clock_timestamp() - job.t0);
-                RAISE NOTICE 're-keying %: % rows updated, % done, % s so far, about % s left',
-                             job.tab, job.done_rows, floor(100.0 * job.units_done / job.units) || '%',
-                             round(v_elapsed), round(v_elapsed * (job.units - job.units_done) / job.units_done);
-            END IF;
+            PERFORM @extschema@._snowflake_convert_progress(job);
         END LOOP;
     END IF;
     RETURN job;
@@ -88,3 +73,23 @@ END
 $step$;
 COMMENT ON FUNCTION @extschema@._snowflake_convert_rewrite(@extschema@._snowflake_convert_job, integer) IS
     'snowflake_convert_column, internal: rewrite one column, in ranges, with progress';
+
+-- Running, re-keying: how far the updates are, on big tables (job.progress).
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_progress(job @extschema@._snowflake_convert_job)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $step$
+DECLARE
+    v_elapsed double precision := extract(epoch FROM clock_timestamp() - job.t0);
+BEGIN
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_progress');
+    IF job.progress THEN
+        RAISE NOTICE 're-keying %: % rows updated, % done, % s so far, about % s left',
+                     job.tab, job.done_rows, floor(100.0 * job.units_done / job.units) || '%',
+                     round(v_elapsed), round(v_elapsed * (job.units - job.units_done) / job.units_done);
+    END IF;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_progress(@extschema@._snowflake_convert_job) IS
+    'snowflake_convert_column, internal: the NOTICE of progress';

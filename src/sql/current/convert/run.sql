@@ -3,15 +3,13 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_run(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $step$
 DECLARE
     v_max bigint;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_run',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_run');
     IF NOT job.dry_run THEN
         EXECUTE job.stmts[1];   -- the LOCK (held already, table by table, since the checks)
     END IF;
@@ -55,13 +53,11 @@ COMMENT ON FUNCTION @extschema@._snowflake_convert_run(@extschema@._snowflake_co
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_constraint(job @extschema@._snowflake_convert_job, j integer)
 RETURNS void
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $step$
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_constraint',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_constraint');
     IF job.progress THEN
         RAISE NOTICE 're-keying %: checking every row against its foreign key: %', job.tab, job.stmts[j];
     END IF;

@@ -2,14 +2,12 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_sequence(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_detail text;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_sequence',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_sequence');
     -- ------------------------------------------- the old sequence
     IF job.drop_sequence AND job.source IN ('serial', 'nextval') THEN
         -- What else uses it: other defaults (the column's own, in the table

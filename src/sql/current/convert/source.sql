@@ -3,15 +3,13 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_source(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
     v_attrdef oid;
     v_text text;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_source',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_source');
     -- ------------------------------------------- where the values come from
     IF job.col_identity <> '' THEN
         job.source := 'identity';

@@ -3,7 +3,6 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_statements(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
@@ -11,8 +10,7 @@ DECLARE
     v_text text;
     r record;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_statements',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_statements');
     -- ------------------------------------------------------ statements
     SELECT 'LOCK TABLE ' || string_agg(f.name, ', ' ORDER BY f.first) || ' IN ACCESS EXCLUSIVE MODE;'
       INTO v_text

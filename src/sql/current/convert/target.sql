@@ -3,7 +3,6 @@
 CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_target(job @extschema@._snowflake_convert_job)
 RETURNS @extschema@._snowflake_convert_job
 LANGUAGE plpgsql
-VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $step$
 DECLARE
@@ -19,8 +18,7 @@ DECLARE
     table_name oid := job.rel;
     column_name name := job.col;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_convert_target',
-        '@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_target');
     -- ---------------------------------------------------------------- inputs
     IF table_name IS NULL OR column_name IS NULL OR job.dry_run IS NULL OR job.drop_sequence IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert_column: % must not be NULL',

@@ -19,9 +19,7 @@ DECLARE
     v_keytype oid;
     v_opcdefault boolean;
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_partitioned_table',
-        '@extschema@.snowflake_create_partitions(regclass,timestamptz,timestamptz,interval,text,boolean)',
-        '@extschema@.snowflake_drop_partitions(regclass,timestamptz,boolean,boolean)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_partitioned_table');
     SELECT c.relkind, c.relname,
            CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp' ELSE quote_ident(n.nspname) END
       INTO v_kind, relname, nsp
@@ -70,8 +68,7 @@ STABLE
 SET search_path = pg_catalog, pg_temp
 AS $partitions$
 BEGIN
-    PERFORM @extschema@._snowflake_internal('_snowflake_partitions_of',
-        '@extschema@.snowflake_create_partitions(regclass,timestamptz,timestamptz,interval,text,boolean)');
+    PERFORM @extschema@._snowflake_internal('_snowflake_partitions_of');
     RETURN QUERY
     SELECT c.relname::text, b[2]::bigint, b[4]::bigint, b[1] = 'MINVALUE', b[3] = 'MAXVALUE'
       FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid,
