@@ -29,14 +29,9 @@ BEGIN
     -- row).  Before any widening, so that it does not check them too.
     IF job.rekey THEN
         FOR r IN
-            SELECT format('ALTER TABLE %s DROP CONSTRAINT %I;', q.name, con.conname) AS stmt
-              FROM unnest(job.w_cons) WITH ORDINALITY AS u(oid, n)
-              JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
-              JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
-                                                        ELSE quote_ident(n.nspname) END, c.relname) AS name
-                              FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                             WHERE c.oid = con.conrelid) q ON true
-             ORDER BY u.n
+            SELECT format('ALTER TABLE %s DROP CONSTRAINT %I;', f.name, f.conname) AS stmt
+              FROM @extschema@._snowflake_convert_foreign_keys(job) f
+             ORDER BY f.n
         LOOP
             job.stmts := job.stmts || r.stmt;
         END LOOP;
@@ -93,15 +88,9 @@ BEGIN
             job.kinds := job.kinds || (CASE WHEN r.ranged THEN 'ranges:' ELSE 'whole:' END || r.relid);
         END LOOP;
         FOR r IN
-            SELECT q.name, con.conname, pg_get_constraintdef(con.oid) AS def,
-                   obj_description(con.oid, 'pg_constraint') AS comment
-              FROM unnest(job.w_cons) WITH ORDINALITY AS u(oid, n)
-              JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
-              JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
-                                                        ELSE quote_ident(n.nspname) END, c.relname) AS name
-                              FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                             WHERE c.oid = con.conrelid) q ON true
-             ORDER BY u.n
+            SELECT f.name, f.conname, f.def, f.comment
+              FROM @extschema@._snowflake_convert_foreign_keys(job) f
+             ORDER BY f.n
         LOOP
             job.stmts := job.stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s;', r.name, r.conname, r.def);
             job.kinds := job.kinds || 'fk'::text;
@@ -129,3 +118,27 @@ END
 $step$;
 COMMENT ON FUNCTION @extschema@._snowflake_convert_statements(@extschema@._snowflake_convert_job) IS
     'snowflake_convert_column, internal: the statements of the conversion';
+
+-- Re-keying: the foreign keys of the chain, in the order found: the table
+-- that holds each (qualified and quoted), its name, definition and comment.
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_foreign_keys(job @extschema@._snowflake_convert_job)
+RETURNS TABLE (n bigint, name text, conname name, def text, comment text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $step$
+BEGIN
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_foreign_keys');
+    RETURN QUERY
+    SELECT u.n, q.name, con.conname, pg_get_constraintdef(con.oid),
+           obj_description(con.oid, 'pg_constraint')
+      FROM unnest(job.w_cons) WITH ORDINALITY AS u(oid, n)
+      JOIN pg_catalog.pg_constraint con ON con.oid = u.oid
+      JOIN LATERAL (SELECT format('%s.%I', CASE WHEN c.relnamespace = pg_my_temp_schema() THEN 'pg_temp'
+                                                ELSE quote_ident(ns.nspname) END, c.relname) AS name
+                      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
+                     WHERE c.oid = con.conrelid) q ON true
+     ORDER BY u.n;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_foreign_keys(@extschema@._snowflake_convert_job) IS
+    'snowflake_convert_column, internal: the foreign keys of the chain';
