@@ -19,19 +19,27 @@
 
 EXTENSION = snowflake
 MODULE_big = snowflake
-DATA = $(wildcard src/sql/snowflake--*.sql)
+# The SQL scripts are made from src/sql (docs/testing.md, "Where the SQL
+# lives"): the default version's install script from install.sql.in and the
+# objects' sources in current/, and each older version's script (the 1.0
+# install script and the updates) from its template in versions/.  They are
+# build outputs, in src/sql/generated/.
+EXTVERSION = $(shell sed -n "s/^default_version = '\([^']*\)'.*/\1/p" $(EXTENSION).control)
+SQL_CURRENT = $(wildcard src/sql/current/*/*.sql)
+SQL_VERSIONS = $(patsubst src/sql/versions/%.in,src/sql/generated/%,$(wildcard src/sql/versions/snowflake--*.sql.in))
+DATA_built = src/sql/generated/snowflake--$(EXTVERSION).sql $(SQL_VERSIONS)
 
 CORE_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/core/*.cpp))
 PG_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/pg/*.cpp))
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 
-REGRESS = parse settings nextval lastval make_id column_default status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade extension_versions registry extension_schema bad_input convert_column convert_rekey convert_upgrade time_predicates time_partitions planner_untouched citus_not_installed
+REGRESS = parse settings nextval lastval make_id column_default status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade extension_versions sql_sources registry extension_schema bad_input convert_column convert_rekey convert_upgrade time_predicates time_partitions planner_untouched citus_not_installed
 REGRESS_OPTS = --temp-config=$(srcdir)/test/conf/regress.conf --temp-instance=tmp_check_regress
 REGRESS_NOPRELOAD = not_preloaded
 
 PROVE_TESTS = $(wildcard test/t/*.pl)
 
-EXTRA_CLEAN = tmp_check_regress tmp_check_nopreload test/unit/core_tests
+EXTRA_CLEAN = tmp_check_regress tmp_check_nopreload test/unit/core_tests src/sql/generated
 
 PG_CONFIG ?= pg_config
 
@@ -55,6 +63,18 @@ HEADERS = $(wildcard src/core/*.hpp src/pg/*.hpp)
 $(OBJS): $(HEADERS)
 $(OBJS:.o=.bc): $(HEADERS)
 
+src/sql/generated/snowflake--$(EXTVERSION).sql: src/sql/install.sql.in $(SQL_CURRENT) src/sql/build.sh
+	@mkdir -p $(@D)
+	sh src/sql/build.sh $< $@
+# A released version's script keeps its text: versions/released has it.
+src/sql/generated/%.sql: src/sql/versions/%.sql.in $(SQL_CURRENT) src/sql/build.sh src/sql/versions/released
+	@mkdir -p $(@D)
+	sh src/sql/build.sh $< $@ src/sql/versions/released
+
+# The names of the scripts make install installs, one a line.
+sql-scripts:
+	@for f in $(DATA_built); do echo "$${f##*/}"; done
+
 installcheck-nopreload:
 	$(pg_regress_installcheck) --temp-config=$(srcdir)/test/conf/nopreload.conf \
 		--temp-instance=tmp_check_nopreload $(REGRESS_NOPRELOAD)
@@ -69,7 +89,6 @@ unit:
 # changes are not in it), as snowflake-VERSION.zip holding snowflake-VERSION/,
 # VERSION being META.json's, which must be the control file's default_version
 # (1.5 is 1.5.0).
-EXTVERSION = $(shell sed -n "s/^default_version = '\([^']*\)'.*/\1/p" $(srcdir)/$(EXTENSION).control)
 DISTVERSION = $(shell perl -MJSON::PP -0777 -ne 'print decode_json($$_)->{version}' $(srcdir)/META.json)
 DISTDIR ?= dist
 dist:
@@ -93,4 +112,4 @@ SQL_EDITION_EARLIER ?= $(shell sed -e 's/\#.*//' $(SQL_EDITION_TOP)/sql_edition/
 sql-edition:
 	sh $(SQL_EDITION_TOP)/sql_edition/build.sh $(DISTDIR) $(SQL_EDITION_VERSION) $(SQL_EDITION_EARLIER)
 
-.PHONY: installcheck-nopreload prove-installcheck unit dist sql-edition
+.PHONY: installcheck-nopreload prove-installcheck unit dist sql-edition sql-scripts

@@ -9,9 +9,10 @@
 #            a compiler warning; lintian reports no error and no warning (one
 #            tag accepted, with its reason below); the package holds exactly
 #            what make install installs, which is the library, the control
-#            file, every SQL script of src/sql and, the server having JIT, the
-#            bitcode, plus Debian's copyright and changelog.  The .debs go to
-#            WORKDIR/debs for the other steps.
+#            file, every SQL script the build makes from src/sql (make
+#            sql-scripts) and, the server having JIT, the bitcode, plus
+#            Debian's copyright and changelog.  The .debs go to WORKDIR/debs
+#            for the other steps.
 #   install  apt install ./postgresql-VERSION-snowflake_*.deb into a
 #            PostgreSQL that holds no snowflake file; the regression suite,
 #            preloaded and not, against the installed package (the package's
@@ -195,7 +196,8 @@ step_build() {
     want=$({
         echo "$lib/snowflake.so"
         echo "$share/extension/snowflake.control"
-        for f in "$ROOT"/src/sql/snowflake--*.sql; do echo "$share/extension/$(basename "$f")"; done
+        inroot make -C "$stage/src" -s --no-print-directory sql-scripts PG_CONFIG="$PGBIN/pg_config" |
+            sed "s|^|$share/extension/|"
         if inroot "$PGBIN/pg_config" --configure | grep -q -- --with-llvm; then
             echo "$lib/bitcode/snowflake.index.bc"
             (cd "$ROOT" && git ls-files 'src/*.cpp') | sed "s|^\(.*\)\.cpp$|$lib/bitcode/snowflake/\1.bc|"

@@ -2,9 +2,10 @@
 # What a published extension ships, checked against the files (no version is
 # written here, so a new one is picked up as it lands):
 #   - LICENSE is the PostgreSQL License;
-#   - snowflake.control's default_version is the newest version a script in
-#     src/sql installs or updates to, and every version has an update path
-#     to it (the SQL side of this runs in the regress test extension_versions);
+#   - snowflake.control's default_version is the newest version a script
+#     that the build makes from src/sql (make sql-scripts) installs or
+#     updates to, and every version has an update path to it (the SQL side of
+#     this runs in the regress test extension_versions);
 #   - one version: META.json's is the default_version (as x.y.0), and so is
 #     debian/changelog's upstream version;
 #   - debian/control is what debian/control.in gives for 15, 17 and 18;
@@ -59,7 +60,7 @@ perl -e '
         while (@todo) { my $x = shift @todo; for (@{ $edges{$x} || [] }) { push @todo, $_ unless $seen{$_}++ } }
         die "version $v has no update path to $default\n" unless $seen{$default};
     }
-' "$default" src/sql/snowflake--*.sql
+' "$default" $(make -s --no-print-directory sql-scripts PG_CONFIG="$(sf_pg_config)")
 
 # What the PGXN spec leaves to the project: the name, the licence, and the
 # version of the distribution and of its extension.

@@ -1,0 +1,34 @@
+-- Running, re-keying: the map of old key to new key (statement j), checked
+-- once made.
+CREATE OR REPLACE FUNCTION @extschema@._snowflake_convert_key_map(job @extschema@._snowflake_convert_job, j integer)
+RETURNS @extschema@._snowflake_convert_job
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $step$
+DECLARE
+    v_last bigint;
+    v_overlap boolean;
+BEGIN
+    PERFORM @extschema@._snowflake_internal('_snowflake_convert_key_map');
+    EXECUTE job.stmts[j];
+    SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0), max(m.new_id),
+           min(m.new_id) <= max(m.old_id) AND max(m.new_id) >= min(m.old_id)
+      INTO job.changed, job.spilled, job.max_spill, v_last, v_overlap
+      FROM pg_temp.snowflake_rekey_map m;
+    PERFORM @extschema@._snowflake_convert_spill_check(job, v_last);
+    -- Rows are updated in ranges of old keys: a new key must not
+    -- be some other row's old key, or a later range would
+    -- rewrite it again.
+    IF v_overlap AND EXISTS (SELECT 1 FROM pg_temp.snowflake_rekey_map a
+                                JOIN pg_temp.snowflake_rekey_map b ON b.old_id = a.new_id) THEN
+        RAISE EXCEPTION 'cannot re-key column % of table %: some new keys are the present keys of other rows',
+                        quote_ident(job.col), job.tab
+            USING ERRCODE = '55000',
+                  HINT = 'Convert without time_column.';
+    END IF;
+    job.skip_updates := job.changed = 0;    -- every key is its new one already
+    RETURN job;
+END
+$step$;
+COMMENT ON FUNCTION @extschema@._snowflake_convert_key_map(@extschema@._snowflake_convert_job, integer) IS
+    'snowflake_convert_column, internal: build and check the map of new keys';

@@ -1,0 +1,17 @@
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_registry_claim(
+    node_key text,
+    datacenter_bits integer DEFAULT 5,
+    worker_bits integer DEFAULT 5,
+    OUT datacenter_id integer,
+    OUT worker_id integer)
+RETURNS record
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT r.datacenter_id, r.worker_id
+    FROM @extschema@.snowflake_registry_renew(node_key, datacenter_bits, worker_bits, NULL, NULL) r
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_registry_claim(text, integer, integer) IS
+    'claim (or get back) a (datacenter_id, worker_id) for a node; run on the registry server';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_claim(text, integer, integer) FROM PUBLIC;

@@ -1,0 +1,119 @@
+-- A configured node's pair.  Called by the node (its key, widths and WAL
+-- timeline) at start, after every reload that changes its pair and every
+-- minute.  Records the pair as the node's, so that claims never hand it
+-- out, and answers with what the node must know:
+--   retired_until, retired_by: another node retired the pair until then
+--     (the node issues no id under it before that time on its own clock);
+--   refused: why the pair is not recorded as the node's (another node holds
+--     it), or null.
+-- ids_until: a time at or after every id the node has issued (its durable
+-- mark); if the node held another pair here (it moved, and its report of
+-- leaving that one did not arrive), that pair is recorded as retired until
+-- then.  A pair set aside by hand goes to the first configured node that
+-- reserves it.  A node of the same cluster (same system identifier) on a later
+-- timeline -- a promoted standby -- takes the pair over from its old
+-- primary, which is refused from its next reservation on.  A holder silent
+-- for 10 minutes (as snowflake_registry_release requires) gives way.
+CREATE FUNCTION @extschema@.snowflake_registry_reserve(
+    node_key text,
+    datacenter_bits integer,
+    worker_bits integer,
+    datacenter_id integer,
+    worker_id integer,
+    timeline integer DEFAULT NULL,
+    ids_until timestamptz DEFAULT NULL,
+    OUT retired_until timestamptz,
+    OUT retired_by text,
+    OUT refused text)
+RETURNS record
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    fn_key text := snowflake_registry_reserve.node_key;
+    fn_dc_bits integer := snowflake_registry_reserve.datacenter_bits;
+    fn_w_bits integer := snowflake_registry_reserve.worker_bits;
+    fn_dc integer := snowflake_registry_reserve.datacenter_id;
+    fn_w integer := snowflake_registry_reserve.worker_id;
+    fn_tl integer := snowflake_registry_reserve.timeline;
+    fn_ids_until timestamptz := snowflake_registry_reserve.ids_until;
+    h record;
+    gone record;
+    held boolean;
+    since timestamptz := now();
+    same_cluster boolean;
+BEGIN
+    IF fn_key IS NULL OR fn_key = '' THEN
+        RAISE EXCEPTION 'snowflake registry: node_key must not be empty'
+            USING ERRCODE = '22023';
+    END IF;
+    IF fn_dc IS NULL OR fn_w IS NULL THEN
+        RAISE EXCEPTION 'snowflake registry: datacenter_id and worker_id must not be null'
+            USING ERRCODE = '22023';
+    END IF;
+    PERFORM @extschema@.snowflake_registry_lock(fn_dc_bits, fn_w_bits);
+    IF fn_dc NOT BETWEEN 0 AND (1 << fn_dc_bits) - 1
+       OR fn_w NOT BETWEEN 0 AND (1 << fn_w_bits) - 1 THEN
+        RAISE EXCEPTION 'snowflake registry: datacenter_id % and worker_id % do not fit %/% bits',
+                        fn_dc, fn_w, fn_dc_bits, fn_w_bits
+            USING ERRCODE = '22023';
+    END IF;
+
+    SELECT t.retired_until, t.node_key INTO retired_until, retired_by
+    FROM @extschema@.snowflake_registry_retired t
+    WHERE t.datacenter_id = fn_dc AND t.worker_id = fn_w AND t.node_key <> fn_key;
+
+    SELECT r.* INTO h FROM @extschema@.snowflake_registry r
+    WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
+    held := FOUND;
+    IF held AND h.node_key = fn_key THEN
+        since := h.claimed_at;
+    END IF;
+    IF held AND h.node_key <> fn_key AND h.kind <> 'reserved' THEN
+        same_cluster := split_part(h.node_key, ':', 1) = split_part(fn_key, ':', 1);
+        IF same_cluster AND h.timeline IS NOT NULL AND fn_tl IS NOT NULL AND fn_tl < h.timeline THEN
+            refused := format('node %s of the same cluster, on a later timeline (%s, this node %s), '
+                              'uses this pair: this node is an old primary of a promoted standby',
+                              h.node_key, h.timeline, fn_tl);
+            RETURN;
+        END IF;
+        IF NOT (same_cluster AND h.kind = 'configured' AND h.timeline IS NOT NULL
+                AND fn_tl IS NOT NULL AND fn_tl > h.timeline)
+           AND h.last_seen > now() - interval '10 minutes' THEN
+            refused := format('%s node %s holds this pair (last seen %s s ago)',
+                              CASE h.kind WHEN 'claim' THEN 'the registry handed it out:'
+                                          ELSE 'configured with it too:' END,
+                              h.node_key, floor(extract(epoch FROM now() - h.last_seen)));
+            RETURN;
+        END IF;
+    END IF;
+
+    -- The pair is this node's now.  Its row elsewhere, if it moved, goes;
+    -- that pair is retired until ids_until.
+    FOR gone IN
+        DELETE FROM @extschema@.snowflake_registry r
+        WHERE r.node_key = fn_key AND (r.datacenter_id, r.worker_id) <> (fn_dc, fn_w)
+        RETURNING r.datacenter_id, r.worker_id
+    LOOP
+        IF fn_ids_until IS NOT NULL AND isfinite(fn_ids_until) THEN
+            INSERT INTO @extschema@.snowflake_registry_retired AS t
+                (datacenter_id, worker_id, retired_until, node_key, retired_at)
+            VALUES (gone.datacenter_id, gone.worker_id, fn_ids_until, fn_key, now())
+            ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
+            SET retired_until = greatest(t.retired_until, excluded.retired_until),
+                retired_at = now();
+        END IF;
+    END LOOP;
+    DELETE FROM @extschema@.snowflake_registry r
+    WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
+    INSERT INTO @extschema@.snowflake_registry
+        (datacenter_id, worker_id, node_key, datacenter_bits, worker_bits, claimed_at,
+         last_seen, kind, timeline)
+    VALUES (fn_dc, fn_w, fn_key, fn_dc_bits, fn_w_bits,
+            since, now(), 'configured', fn_tl);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) IS
+    'a configured node reserves its pair (and learns whether another node retired or holds it); run on the registry server';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) FROM PUBLIC;

@@ -1,0 +1,46 @@
+-- A node left a pair: every id it issued under it carries a time at or
+-- before retired_until.  Its claim or reservation of the pair goes, and the
+-- pair is not handed to another node before that time (plus the margin).
+CREATE FUNCTION @extschema@.snowflake_registry_retire(
+    node_key text,
+    datacenter_id integer,
+    worker_id integer,
+    retired_until timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    fn_key text := snowflake_registry_retire.node_key;
+    fn_dc integer := snowflake_registry_retire.datacenter_id;
+    fn_w integer := snowflake_registry_retire.worker_id;
+    fn_until timestamptz := snowflake_registry_retire.retired_until;
+BEGIN
+    IF fn_key IS NULL OR fn_key = '' THEN
+        RAISE EXCEPTION 'snowflake registry: node_key must not be empty'
+            USING ERRCODE = '22023';
+    END IF;
+    IF fn_dc IS NULL OR fn_w IS NULL OR fn_dc < 0 OR fn_w < 0 OR fn_until IS NULL
+       OR NOT isfinite(fn_until) THEN
+        RAISE EXCEPTION 'snowflake registry: a retired pair needs a non-negative datacenter_id and worker_id and a finite retired_until'
+            USING ERRCODE = '22023';
+    END IF;
+    LOCK TABLE @extschema@.snowflake_registry IN SHARE ROW EXCLUSIVE MODE;
+    DELETE FROM @extschema@.snowflake_registry r
+    WHERE r.node_key = fn_key AND r.datacenter_id = fn_dc AND r.worker_id = fn_w;
+    -- Reported again (a restarted node), or by another node too: the
+    -- latest time stands.
+    INSERT INTO @extschema@.snowflake_registry_retired AS t
+        (datacenter_id, worker_id, retired_until, node_key, retired_at)
+    VALUES (fn_dc, fn_w, fn_until, fn_key, now())
+    ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
+    SET node_key = CASE WHEN excluded.retired_until >= t.retired_until
+                        THEN excluded.node_key ELSE t.node_key END,
+        retired_until = greatest(t.retired_until, excluded.retired_until),
+        retired_at = now();
+END
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz) IS
+    'a node left a pair: no other node gets it before retired_until (plus one second); run on the registry server';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz) FROM PUBLIC;
