@@ -182,6 +182,19 @@ SET TimeZone = 'UTC';
 SELECT count(*) FROM snowflake_convert_column('events', 'id', time_column => 'at');
 SELECT count(*) AS changed FROM events e JOIN snapshot s USING (what) WHERE e.id <> s.id;
 DROP TABLE snapshot, events;
+-- The session's TimeZone changes nothing: converted under Europe/Berlin,
+-- run again under UTC, no key changes.
+CREATE TABLE visits (id serial PRIMARY KEY, at timestamp NOT NULL, who text);
+INSERT INTO visits (at, who) VALUES ('2025-07-01 10:00:00', 'a'), ('2025-07-01 23:30:00', 'b'), ('2025-07-02 00:30:00', 'c');
+SET TimeZone = 'Europe/Berlin';
+SELECT count(*) FROM snowflake_convert_column('visits', 'id', time_column => 'at');
+CREATE TABLE snapshot AS SELECT id, who FROM visits;
+SET TimeZone = 'UTC';
+SELECT count(*) FROM snowflake_convert_column('visits', 'id', time_column => 'at');
+SELECT count(*) FILTER (WHERE v.id <> s.id) AS changed,
+       bool_and(snowflake_timestamp(v.id) = v.at AT TIME ZONE 'UTC') AS read_in_utc
+FROM visits v JOIN snapshot s USING (who);
+DROP TABLE snapshot, visits;
 
 -- ===================================================================
 -- Late rows: rows made at or after identity_since, on a table still in

@@ -15,7 +15,7 @@
 #  * on a table big enough for several batches, the progress NOTICEs come
 #    (rows, percent, time left), and cancelling mid-run leaves the tables as
 #    they were;
-#  * at the third identity (identity_since null) the refusal offers
+#  * once identity_since is null for good (a fourth identity) the refusal offers
 #    late_rows => 'nextval', which works;
 #  * a configured node whose pair the registry reported retired by another
 #    node refuses to re-key (today's keys would be the other node's ids),
@@ -270,11 +270,12 @@ SELECT count(*) FILTER (WHERE snowflake_timestamp(b.id) = b.made) || ' '
        || (SELECT count(*) FROM big_child c JOIN big b2 ON b2.id = c.big_id)
 FROM big b}), '300000 300000', 'every big row decodes to its time and every child follows');
 
-# The third identity: identity_since is null for good (the node used more
-# identities than it remembers).  The refusal says so and offers what
-# works: late_rows => 'nextval', every row an id from snowflake_nextval().
+# More identities than the node remembers (7, 8, 9, then 10): identity_since
+# is null for good.  The refusal says so and offers what works:
+# late_rows => 'nextval', every row an id from snowflake_nextval().
 reload_case($node, q{SELECT worker_id = 9 FROM snowflake_status}, 'snowflake.worker_id = 9');
-is($q->('SELECT identity_since IS NULL FROM snowflake_status'), 't', 'at the third identity, identity_since is null');
+reload_case($node, q{SELECT worker_id = 10 FROM snowflake_status}, 'snowflake.worker_id = 10');
+is($q->('SELECT identity_since IS NULL FROM snowflake_status'), 't', 'after four identities, identity_since is null');
 $q->(q{
 CREATE TABLE notes (id serial PRIMARY KEY, made timestamptz NOT NULL);
 INSERT INTO notes (made) SELECT '2024-06-01'::timestamptz + g * interval '1 hour' FROM generate_series(1, 200) g;
@@ -288,13 +289,13 @@ unlike($err, qr/Give this node an identity/, '... and not another identity');
 ($ret, $out, $err) = $node->psql('postgres',
 	q{SELECT count(*) FROM snowflake_convert_column('notes', 'id', time_column => 'made', late_rows => 'nextval')});
 is($ret, 0, 'which works') or diag($err);
-$q->(q{INSERT INTO live SELECT x, 'worker 9' FROM snowflake_generate(20000) x});
+$q->(q{INSERT INTO live SELECT x, 'worker 10' FROM snowflake_generate(20000) x});
 is($q->(q{SELECT count(*) || ' ' || count(DISTINCT id) || ' '
-          || count(*) FILTER (WHERE (snowflake_parse(id)).worker_id = 9) || ' '
+          || count(*) FILTER (WHERE (snowflake_parse(id)).worker_id = 10) || ' '
           || (SELECT count(*) FROM live l WHERE l.id IN (SELECT id FROM notes)) || ' '
           || bool_and(ordered)
           FROM (SELECT id, id > lag(id, 1, 0::bigint) OVER (ORDER BY made) AS ordered FROM notes) n}),
-	'200 200 200 0 t', 'every note got an id of worker 9, in the order of its time, none equal to a live id');
+	'200 200 200 0 true', 'every note got an id of worker 10, in the order of its time, none equal to a live id');
 $node->stop;
 
 # A configured node whose pair the registry reported retired by another
