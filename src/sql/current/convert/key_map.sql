@@ -27,6 +27,11 @@ BEGIN
     -- Rows are updated in ranges of old keys: a new key must not
     -- be some other row's old key, or a later range would
     -- rewrite it again.
+    -- (Analyzed first: without statistics the planner may join the map
+    -- with itself row by row, for hours on a big one.)
+    IF v_overlap THEN
+        ANALYZE pg_temp.snowflake_rekey_map;
+    END IF;
     IF v_overlap AND EXISTS (SELECT 1 FROM pg_temp.snowflake_rekey_map a
                                 JOIN pg_temp.snowflake_rekey_map b ON b.old_id = a.new_id) THEN
         RAISE EXCEPTION 'cannot re-key column % of table %: some new keys are the present keys of other rows',
