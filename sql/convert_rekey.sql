@@ -164,20 +164,88 @@ DROP TABLE snapshot, before, line_notes, lines, orders;
 -- ===================================================================
 -- A column converted without time_column earlier: its old values are
 -- re-keyed, the ids made since are kept.  A timestamp without time zone is
--- read in the session's TimeZone.
+-- read in the time zone the call names (UTC unless told), never in the
+-- session's TimeZone: run again in another zone, it changes nothing.
 -- ===================================================================
 CREATE TABLE events (id bigserial PRIMARY KEY, at timestamp NOT NULL, what text);
 INSERT INTO events (at, what) VALUES ('2025-06-01 10:00:00', 'old a'), ('2025-06-01 09:00:00', 'old b');
 SELECT count(*) FROM snowflake_convert_column('events', 'id');
 INSERT INTO events (at, what) VALUES (localtimestamp, 'new');
 SELECT id AS new_id FROM events WHERE what = 'new' \gset
-SET TimeZone = 'Europe/Paris';
-SELECT count(*) FROM snowflake_convert_column('events', 'id', time_column => 'at');
-SELECT what, snowflake_timestamp(id) AT TIME ZONE 'Europe/Paris' = at AS decodes_to_at,
+SET TimeZone = 'Asia/Tokyo';
+SELECT count(*) FROM snowflake_convert_column('events', 'id', time_column => 'at', time_zone => 'Europe/Berlin');
+SELECT what, snowflake_timestamp(id) AT TIME ZONE 'Europe/Berlin' = at AS decodes_to_at,
        id = :new_id AS kept
 FROM events ORDER BY id;
+CREATE TABLE snapshot AS SELECT id, what FROM events;
 SET TimeZone = 'UTC';
-DROP TABLE events;
+SELECT count(*) FROM snowflake_convert_column('events', 'id', time_column => 'at');
+SELECT count(*) AS changed FROM events e JOIN snapshot s USING (what) WHERE e.id <> s.id;
+DROP TABLE snapshot, events;
+-- The session's TimeZone changes nothing: converted under Europe/Berlin,
+-- run again under UTC, no key changes.
+CREATE TABLE visits (id serial PRIMARY KEY, at timestamp NOT NULL, who text);
+INSERT INTO visits (at, who) VALUES ('2025-07-01 10:00:00', 'a'), ('2025-07-01 23:30:00', 'b'), ('2025-07-02 00:30:00', 'c');
+SET TimeZone = 'Europe/Berlin';
+SELECT count(*) FROM snowflake_convert_column('visits', 'id', time_column => 'at');
+CREATE TABLE snapshot AS SELECT id, who FROM visits;
+SET TimeZone = 'UTC';
+SELECT count(*) FROM snowflake_convert_column('visits', 'id', time_column => 'at');
+SELECT count(*) FILTER (WHERE v.id <> s.id) AS changed,
+       bool_and(snowflake_timestamp(v.id) = v.at AT TIME ZONE 'UTC') AS read_in_utc
+FROM visits v JOIN snapshot s USING (who);
+DROP TABLE snapshot, visits;
+
+-- ===================================================================
+-- Late rows: rows made at or after identity_since, on a table still in
+-- use.  Refused unless late_rows => 'nextval', which gives them ids from
+-- snowflake_nextval() in the order of their time, in the same call; the
+-- NOTICE says how far those ids are from their time.  A table of old and
+-- new keys, named by the call, is kept; a materialized view over a
+-- re-keyed column is named.
+-- ===================================================================
+CREATE TABLE feed (id serial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), what text);
+CREATE TABLE feed_tags (feed_id integer REFERENCES feed, tag text);
+INSERT INTO feed (at, what) VALUES ('2025-03-01 08:00:00+00', 'old 1'), ('2025-03-01 07:00:00+00', 'old 2');
+INSERT INTO feed (what) VALUES ('live 1'), ('live 2');
+INSERT INTO feed_tags SELECT id, what FROM feed;
+SELECT pg_temp.refused($$SELECT snowflake_convert_column('feed', 'id', time_column => 'at')$$);
+-- (Their NOTICEs tell times of this run: TAP test 022 reads them.)
+SET client_min_messages = warning;
+SELECT count(*) AS statements FROM snowflake_convert_column('feed', 'id', time_column => 'at', late_rows => 'nextval', dry_run => true);
+SELECT max(id) AS before_max FROM feed \gset
+SELECT snowflake_nextval() AS floor_id \gset
+SELECT s FROM snowflake_convert_column('feed', 'id', time_column => 'at', late_rows => 'nextval', map_table => 'feed_keys') s
+WHERE s LIKE 'CREATE TABLE%' OR s LIKE 'COMMENT ON TABLE%';
+RESET client_min_messages;
+SELECT what, snowflake_timestamp(id) = at AS decodes_to_at, id > :floor_id AS from_nextval,
+       (SELECT count(*) FROM feed_tags t WHERE t.feed_id = f.id AND t.tag = f.what) AS tags
+FROM feed f ORDER BY id;
+SELECT count(*) AS mapped, count(*) FILTER (WHERE old_id <= :before_max) AS from_old_keys,
+       obj_description('public.feed_keys'::regclass) AS comment
+FROM feed_keys;
+CREATE MATERIALIZED VIEW feed_mv AS SELECT id FROM feed;
+CREATE VIEW tag_v AS SELECT feed_id FROM feed_tags;
+CREATE MATERIALIZED VIEW tag_mv AS SELECT feed_id FROM tag_v;
+INSERT INTO feed (id, at, what) VALUES (1000, '2025-03-02 00:00:00+00', 'queued writer');
+BEGIN;
+SELECT count(*) FROM snowflake_convert_column('feed', 'id', time_column => 'at');
+ROLLBACK;
+DELETE FROM feed WHERE id = 1000;
+-- Run again, nothing changes (and no NOTICE for the views).
+CREATE TABLE snapshot AS SELECT id, what FROM feed;
+SELECT count(*) FROM snowflake_convert_column('feed', 'id', time_column => 'at', late_rows => 'nextval');
+SELECT count(*) AS changed FROM feed f JOIN snapshot s USING (what) WHERE f.id <> s.id;
+-- The map table must be new; the arguments must make sense.
+SELECT pg_temp.refused($$SELECT snowflake_convert_column('feed', 'id', time_column => 'at', map_table => 'feed_keys')$$);
+SELECT pg_temp.refused($$SELECT snowflake_convert_column('feed', 'id', time_column => 'at', late_rows => 'maybe')$$);
+SELECT pg_temp.refused($$SELECT snowflake_convert_column('feed', 'id', time_column => 'at', time_zone => NULL)$$);
+DROP MATERIALIZED VIEW tag_mv, feed_mv;
+DROP VIEW tag_v;
+DROP TABLE snapshot, feed_keys, feed_tags, feed;
+CREATE TABLE ts_t (id serial PRIMARY KEY, at timestamp NOT NULL);
+SELECT pg_temp.refused($$SELECT snowflake_convert_column('ts_t', 'id', time_column => 'at', time_zone => 'Mars/Olympus')$$);
+DROP TABLE ts_t;
 
 -- ===================================================================
 -- An identity column, a partitioned table (by another column) with a

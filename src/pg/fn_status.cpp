@@ -34,6 +34,7 @@ enum StatusColumn {
     kIdentitySince,   // 1.5
     kRetiredIdentity,
     kRetiredUntil,
+    kIdentityNotBefore,  // 1.6
     kNumColumns
 };
 
@@ -122,8 +123,15 @@ SNOWFLAKE_ENTRY(snowflake_status) {
         v[kRetiredIdentity] = CStringGetTextDatum(text);
         v[kRetiredUntil] = sfpg::unix_ms_to_timestamptz(h.retired_until_unix_ms);
     }
+    // Another node issued ids under the current identity up to this time
+    // (the registry said it retired the pair then; snowflake.state keeps it).
+    nulls[kIdentityNotBefore] = !has_identity || h.not_before_unix_ms < 0;
+    v[kIdentityNotBefore] = nulls[kIdentityNotBefore]
+                                ? Datum(0)
+                                : sfpg::unix_ms_to_timestamptz(h.not_before_unix_ms);
     // An installation still at an older extension version declares fewer
-    // columns (1.3: up to lifetime_end, 1.4: up to identity_source): fill
+    // columns (1.3: up to lifetime_end, 1.4: up to identity_source, 1.5: up
+    // to retired_until): fill
     // those it has.
     if (tupdesc->natts > kNumColumns || tupdesc->natts < kIdentitySource)
         elog(ERROR, "snowflake_status() declares %d columns, expected %d to %d", tupdesc->natts,

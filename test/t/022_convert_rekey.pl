@@ -8,14 +8,24 @@
 #    though they carry the same node identity;
 #  * rows made at or after identity_since are refused, and converted once the
 #    node has a fresh identity;
+#  * run again after that identity change, nothing changes: neither the
+#    re-keyed keys nor the ids snowflake_nextval() made;
+#  * a live table is re-keyed in one call (late_rows => 'nextval') while a
+#    writer inserts rows and their children;
 #  * on a table big enough for several batches, the progress NOTICEs come
 #    (rows, percent, time left), and cancelling mid-run leaves the tables as
-#    they were.
+#    they were;
+#  * once identity_since is null for good (a fourth identity) the refusal offers
+#    late_rows => 'nextval', which works;
+#  * a configured node whose pair the registry reported retired by another
+#    node refuses to re-key (today's keys would be the other node's ids),
+#    and with late_rows => 'nextval' makes none of them.
 use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use IPC::Run;
+use List::Util qw(max);
 use Time::HiRes qw(usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -132,7 +142,10 @@ INSERT INTO tickets (opened) SELECT clock_timestamp() - g * interval '1 hour' FR
 isnt($ret, 0, 'rows made since identity_since are refused');
 like($err, qr/(?:row has|rows have) opened at or after .*, since when this node has issued ids under its identity/,
 	'... saying why');
-like($err, qr/HINT:  Give this node an identity that no node has ever used/, '... and what to do');
+like($err, qr/HINT:  Convert with late_rows => 'nextval'/, '... and what to do');
+# New orders, with ids from snowflake_nextval() under worker 7, before the
+# identity changes.
+$q->(q{INSERT INTO orders (placed_at, customer) SELECT clock_timestamp(), 'new ' || g FROM generate_series(1, 1000) g});
 reload_case($node, q{SELECT worker_id = 8 FROM snowflake_status}, 'snowflake.worker_id = 8');
 my $new_since = $q->('SELECT identity_since FROM snowflake_status');
 cmp_ok($q->("SELECT '$new_since'::timestamptz > '$since'::timestamptz"), 'eq', 't',
@@ -146,6 +159,63 @@ SELECT count(*) FILTER (WHERE snowflake_timestamp(t.id) = date_trunc('millisecon
        || count(*) FILTER (WHERE (snowflake_parse(t.id)).worker_id = 8) || ' '
        || (SELECT count(*) FROM live l WHERE l.id IN (SELECT id FROM tickets))
 FROM tickets t}), '100 100 0', 'the tickets decode to their time under worker 8, apart from its live ids');
+
+# Run again after the identity change: every key is a snowflake id already
+# (re-keyed under worker 7, made by snowflake_nextval() under worker 7, or
+# re-keyed under worker 8), so nothing changes.
+$q->(q{CREATE TABLE orders_snap AS SELECT id, customer FROM orders;
+       CREATE TABLE tickets_snap AS SELECT id, opened FROM tickets});
+foreach my $t ([ 'orders', 'placed_at' ], [ 'tickets', 'opened' ])
+{
+	($ret, $out, $err) = $node->psql('postgres',
+		"SELECT count(*) FROM snowflake_convert_column('$t->[0]', 'id', time_column => '$t->[1]')");
+	is($ret, 0, "$t->[0] converted again, under worker 8") or diag($err);
+	like($err, qr/nothing to re-key: every key of public\.$t->[0] is a snowflake id already/, '... which it says');
+}
+is($q->(q{SELECT (SELECT count(*) FROM orders o JOIN orders_snap s USING (customer) WHERE o.id <> s.id) || ' '
+          || (SELECT count(*) FROM tickets t JOIN tickets_snap s USING (opened) WHERE t.id <> s.id) || ' '
+          || (SELECT count(*) FROM orders) || ' ' || (SELECT count(*) FROM tickets)}),
+	'0 0 101000 100', 'a rerun after an identity change changes no key, nextval()\'s included');
+
+# A live table, re-keyed in one call while a writer inserts rows and their
+# children, one transaction a row: rows before identity_since get ids of
+# their time, the writer's rows (all since) ids from snowflake_nextval().
+$q->(q{
+CREATE TABLE stream (id serial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp());
+CREATE TABLE stream_items (id serial PRIMARY KEY, stream_id integer NOT NULL REFERENCES stream);
+INSERT INTO stream (at) SELECT '2025-01-01'::timestamptz + g * interval '1 minute' FROM generate_series(1, 500) g;
+INSERT INTO stream_items (stream_id) SELECT id FROM stream;
+});
+my ($w_in, $w_out, $w_err) = ('', '', '');
+my $writer = IPC::Run::start(
+	[ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-c', q{
+DO $$
+DECLARE v bigint;
+BEGIN
+    FOR i IN 1 .. 300 LOOP
+        INSERT INTO stream DEFAULT VALUES RETURNING id INTO v;
+        INSERT INTO stream_items (stream_id) VALUES (v);
+        COMMIT;
+        PERFORM pg_sleep(0.01);
+    END LOOP;
+END
+$$} ],
+	'<', \$w_in, '>', \$w_out, '2>', \$w_err);
+$node->poll_query_until('postgres', 'SELECT count(*) >= 550 FROM stream') or die 'the writer never wrote';
+($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT count(*) FROM snowflake_convert_column('stream', 'id', time_column => 'at', late_rows => 'nextval')});
+is($ret, 0, 'a live table is re-keyed in one call while a writer inserts') or diag($err);
+like($err, qr/re-keyed \d+ rows of public\.stream from at .*; \d+ rows at or after identity_since \S+ \S+ got ids from snowflake_nextval\(\), up to \d+ ms after their time/,
+	'... saying how many rows got ids from snowflake_nextval(), and how far from their time');
+$writer->finish;
+is($writer->result(0), 0, 'the writer ran to the end without an error') or diag($w_err);
+is($q->(qq{
+SELECT count(*) || ' ' || count(*) FILTER (WHERE at < '$new_since' AND snowflake_timestamp(id) = at) || ' '
+       || count(*) FILTER (WHERE at >= '$new_since') || ' '
+       || (SELECT count(*) FROM stream_items i JOIN stream s ON s.id = i.stream_id) || ' '
+       || (SELECT count(*) FROM live l WHERE l.id IN (SELECT id FROM stream))
+FROM stream}), '800 500 300 800 0',
+	'the old rows decode to their time, the writer\'s rows all have ids, every item follows, no live id equals one');
 
 # A table of several batches: progress NOTICEs, and a cancel that leaves
 # everything as it was.
@@ -200,5 +270,84 @@ SELECT count(*) FILTER (WHERE snowflake_timestamp(b.id) = b.made) || ' '
        || (SELECT count(*) FROM big_child c JOIN big b2 ON b2.id = c.big_id)
 FROM big b}), '300000 300000', 'every big row decodes to its time and every child follows');
 
+# More identities than the node remembers (7, 8, 9, then 10): identity_since
+# is null for good.  The refusal says so and offers what works:
+# late_rows => 'nextval', every row an id from snowflake_nextval().
+reload_case($node, q{SELECT worker_id = 9 FROM snowflake_status}, 'snowflake.worker_id = 9');
+reload_case($node, q{SELECT worker_id = 10 FROM snowflake_status}, 'snowflake.worker_id = 10');
+is($q->('SELECT identity_since IS NULL FROM snowflake_status'), 't', 'after four identities, identity_since is null');
+$q->(q{
+CREATE TABLE notes (id serial PRIMARY KEY, made timestamptz NOT NULL);
+INSERT INTO notes (made) SELECT '2024-06-01'::timestamptz + g * interval '1 hour' FROM generate_series(1, 200) g;
+});
+($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT count(*) FROM snowflake_convert_column('notes', 'id', time_column => 'made')});
+isnt($ret, 0, 'then a re-key from the time column is refused');
+like($err, qr/HINT:  Convert with late_rows => 'nextval': every row then gets an id from snowflake_nextval\(\)/,
+	'... with a hint that offers what works') or diag($err);
+unlike($err, qr/Give this node an identity/, '... and not another identity');
+($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT count(*) FROM snowflake_convert_column('notes', 'id', time_column => 'made', late_rows => 'nextval')});
+is($ret, 0, 'which works') or diag($err);
+$q->(q{INSERT INTO live SELECT x, 'worker 10' FROM snowflake_generate(20000) x});
+is($q->(q{SELECT count(*) || ' ' || count(DISTINCT id) || ' '
+          || count(*) FILTER (WHERE (snowflake_parse(id)).worker_id = 10) || ' '
+          || (SELECT count(*) FROM live l WHERE l.id IN (SELECT id FROM notes)) || ' '
+          || bool_and(ordered)
+          FROM (SELECT id, id > lag(id, 1, 0::bigint) OVER (ORDER BY made) AS ordered FROM notes) n}),
+	'200 200 200 0 true', 'every note got an id of worker 10, in the order of its time, none equal to a live id');
 $node->stop;
+
+# A configured node whose pair the registry reported retired by another
+# node (identity_not_before) must not re-key: the other node's ids lie in
+# the milliseconds a re-key would use.  Node "other" issues ids under 3/9;
+# the registry records 3/9 as retired by it; node "taker", configured with
+# 3/9, learns it, and holds a table of rows made at the times of those ids.
+my $registry = PostgreSQL::Test::Cluster->new('rekey_registry');
+$registry->init;
+$registry->start;
+$registry->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+my $registry_line = "snowflake.registry = 'host=" . $registry->host . ' port=' . $registry->port . " dbname=postgres'";
+my $other = new_node('rekey_other');
+set_case($other, 'snowflake.datacenter_id = 3', 'snowflake.worker_id = 9');
+$other->start;
+$other->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+my @other_ids = split /\n/, $other->safe_psql('postgres', 'SELECT snowflake_generate(3000)');
+$other->stop;
+my $until = max(map { unix_ms_of($_) } @other_ids) + 2000;
+$registry->safe_psql('postgres',
+	"SELECT snowflake_registry_retire('test:other', 3, 9, 'epoch'::timestamptz + $until * interval '1 ms')");
+my $taker = new_node('rekey_taker');
+set_case($taker, 'snowflake.datacenter_id = 3', 'snowflake.worker_id = 9', $registry_line);
+$taker->start;
+$taker->wait_for_log(qr/snowflake registrar: node \S+ retired datacenter_id 3 worker_id 9 until $until/)
+  or die 'the taker never heard from the registry';
+$taker->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$taker->poll_query_until('postgres', 'SELECT count(*) = 1 FROM (SELECT snowflake_nextval()) s', 't')
+  or die 'the taker never issued an id';
+$taker->poll_query_until('postgres', "SELECT pg_read_file('snowflake.state') LIKE '%identity_not_before_unix_ms $until%'")
+  or diag 'the state file never recorded the time';
+is(status($taker, 'identity_source') . ' ' . read_state($taker)->{identity_not_before_unix_ms},
+	"configured $until", 'the taker is configured, and knows another node issued ids under 3/9 until then');
+my $values = join(',', map { "($_)" } @other_ids);
+$taker->safe_psql('postgres', qq{
+CREATE TABLE other_ids (id bigint PRIMARY KEY);
+INSERT INTO other_ids VALUES $values;
+CREATE TABLE hist (id serial PRIMARY KEY, made timestamptz NOT NULL);
+INSERT INTO hist (made) SELECT snowflake_timestamp(id) FROM other_ids ORDER BY id;
+});
+($ret, $out, $err) = $taker->psql('postgres',
+	q{SELECT count(*) FROM snowflake_convert_column('hist', 'id', time_column => 'made')});
+isnt($ret, 0, 'the re-key is refused on a node whose pair another node retired');
+like($err, qr/another node may have issued ids under this node's identity/, '... saying why');
+like($err, qr/Found: identity_not_before is .*: the registry said another node issued ids under the pair until then/,
+	'... naming what it found');
+my $equal = q{SELECT count(*) || ' ' || (SELECT count(*) FROM hist h JOIN other_ids o USING (id)) FROM hist};
+is($taker->safe_psql('postgres', $equal), '3000 0', 'no key equals an id the other node issued');
+($ret, $out, $err) = $taker->psql('postgres',
+	q{SELECT count(*) FROM snowflake_convert_column('hist', 'id', time_column => 'made', late_rows => 'nextval')});
+is($ret, 0, 'with late_rows => nextval it goes through') or diag($err);
+is($taker->safe_psql('postgres', $equal), '3000 0', '... and still none does');
+$taker->stop;
+$registry->stop;
 done_testing();

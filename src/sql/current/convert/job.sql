@@ -24,14 +24,19 @@ CREATE TYPE @extschema@._snowflake_convert_job AS (
     next_id bigint,             -- an id taken before the checks: every later one is above it
     rekey boolean,
     tcol name,
+    tz text,                    -- the time zone a timestamp (without time zone) column is read in; NULL for timestamptz
     tcx text,                   -- the time column as a timestamptz expression
+    late_ids boolean,           -- late_rows => 'nextval': rows with no free time get ids from snowflake_nextval()
+    map_table text,             -- the table of old and new keys to keep (qualified and quoted), or NULL
     dc integer,                 -- this node's identity, layout and history
     worker integer,
     since timestamptz,
     seq_bits integer,
     node_width integer,         -- datacenter_bits + worker_bits
     epoch timestamptz,
-    bound bigint,               -- snowflake_min_id(identity_since): keys below it get new ids
+    lifetime_end timestamptz,
+    free_until timestamptz,     -- times before it are free for new keys: identity_since, or -infinity (none)
+    bound bigint,               -- keys at or above it are kept: snowflake_min_id(identity_since), or next_id
     w_rel oid[],
     w_col name[],
     w_widen boolean[],
@@ -40,12 +45,14 @@ CREATE TYPE @extschema@._snowflake_convert_job AS (
     w_cons oid[],
     keys text,                  -- the query of old key -> new key
     nrows bigint,               -- keys to re-key
+    nlate bigint,               -- of them, rows with no free time: ids from snowflake_nextval()
     min_t timestamptz,
     max_t timestamptz,
     plan text,                  -- what the re-key does, said in a NOTICE
     stmts text[],
     kinds text[],
     changed bigint,             -- keys that change (the others are their new key already)
+    max_shift interval,         -- the largest distance of a late row's new id from its time
     spilled bigint,
     max_spill bigint,
     skip_updates boolean,

@@ -11,14 +11,27 @@ DECLARE
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_key_map');
     EXECUTE job.stmts[j];
-    SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0), max(m.new_id),
+    SELECT count(*), count(*) FILTER (WHERE m.spill > 0), coalesce(max(m.spill), 0),
+           max(m.new_id) FILTER (WHERE m.spill IS NOT NULL),
            min(m.new_id) <= max(m.old_id) AND max(m.new_id) >= min(m.old_id)
       INTO job.changed, job.spilled, job.max_spill, v_last, v_overlap
       FROM pg_temp.snowflake_rekey_map m;
     PERFORM @extschema@._snowflake_convert_spill_check(job, v_last);
+    -- Late rows (spill NULL) took ids of the conversion's time: how far
+    -- from their own.
+    IF job.nlate > 0 THEN
+        EXECUTE format('SELECT max(%s(m.new_id) - x.t) FROM pg_temp.snowflake_rekey_map m JOIN (SELECT %I AS k, %s AS t FROM %s) x ON x.k = m.old_id WHERE m.spill IS NULL',
+                       '@extschema@.snowflake_timestamp', job.col, job.tcx, job.tab)
+           INTO job.max_shift;
+    END IF;
     -- Rows are updated in ranges of old keys: a new key must not
     -- be some other row's old key, or a later range would
     -- rewrite it again.
+    -- (Analyzed first: without statistics the planner may join the map
+    -- with itself row by row, for hours on a big one.)
+    IF v_overlap THEN
+        ANALYZE pg_temp.snowflake_rekey_map;
+    END IF;
     IF v_overlap AND EXISTS (SELECT 1 FROM pg_temp.snowflake_rekey_map a
                                 JOIN pg_temp.snowflake_rekey_map b ON b.old_id = a.new_id) THEN
         RAISE EXCEPTION 'cannot re-key column % of table %: some new keys are the present keys of other rows',

@@ -16,13 +16,30 @@ BEGIN
                                            job.spilled, CASE WHEN job.spilled = 1 THEN 'row spills' ELSE 'rows spill' END,
                                            job.max_spill, 1::bigint << job.seq_bits) END
                           || format(' The ids carry datacenter %s, worker %s and times before this node took that identity (snowflake_status.identity_since).',
-                                    job.dc, job.worker);
-        IF job.dry_run THEN
-            RAISE NOTICE 'would re-key %', job.plan USING DETAIL = v_spill_detail;
+                                    job.dc, job.worker)
+                          || CASE WHEN job.nlate > 0 THEN ' Ids from snowflake_nextval() decode to the time of the conversion instead.' ELSE '' END;
+        IF job.nrows = 0 THEN
+            RAISE NOTICE 'nothing to re-key: every key of % is a snowflake id already', job.tab
+                USING DETAIL = format('A key counts as one when it is at or above snowflake_min_id(identity_since)%s, or at or above snowflake_min_id of its row''s %I less 2 days.',
+                                      CASE WHEN job.free_until = '-infinity' THEN ' (unknown here)' ELSE '' END, job.tcol);
+        ELSIF job.dry_run THEN
+            RAISE NOTICE 'would re-key %', job.plan
+                                         || CASE WHEN job.nlate > 0
+                                                 THEN format('; %s of them would get ids from snowflake_nextval()', job.nlate)
+                                                 ELSE '' END
+                USING DETAIL = v_spill_detail;
         ELSE
             RAISE NOTICE 're-keyed %', job.plan
                                        || CASE WHEN job.changed < job.nrows
                                                THEN format('; %s of them had their new key already', job.nrows - job.changed)
+                                               ELSE '' END
+                                       || CASE WHEN job.nlate > 0
+                                               THEN format('; %s %s got ids from snowflake_nextval(), up to %s ms after %s',
+                                                           job.nlate,
+                                                           CASE WHEN job.free_until = '-infinity' THEN 'of them (no time is free under this identity)'
+                                                                ELSE format('%s at or after identity_since %s', CASE WHEN job.nlate = 1 THEN 'row' ELSE 'rows' END, job.since) END,
+                                                           round(extract(epoch FROM job.max_shift) * 1000),
+                                                           CASE WHEN job.nlate = 1 THEN 'its time' ELSE 'their time' END)
                                                ELSE '' END
                                        || CASE WHEN job.done_rows > job.changed
                                                THEN format('; %s rows updated in all, the rows that reference them included', job.done_rows)

@@ -55,6 +55,17 @@ BEGIN
         job.kinds := job.kinds || ''::text;
         job.stmts := job.stmts || format('ANALYZE %s;', v_map);
         job.kinds := job.kinds || ''::text;
+        -- The table of old and new keys the call names, the application's
+        -- to translate old keys with: kept until the user drops it.
+        IF job.map_table IS NOT NULL THEN
+            job.stmts := job.stmts
+                || format('CREATE TABLE %s AS SELECT old_id, new_id FROM %s;', job.map_table, v_map)
+                || format('ALTER TABLE %s ADD PRIMARY KEY (old_id), ADD UNIQUE (new_id);', job.map_table)
+                || format('COMMENT ON TABLE %s IS %L;', job.map_table,
+                          format('old and new keys of column %I of table %s, re-keyed from %I', job.col, job.tab, job.tcol)
+                          || CASE WHEN job.tz IS NOT NULL THEN format(' read in time zone %s', job.tz) ELSE '' END);
+            job.kinds := job.kinds || ARRAY['', '', '']::text[];
+        END IF;
         -- One UPDATE per column, on each table that holds rows (the
         -- partitions and children of a partitioned table or parent), joined
         -- with the map: only values that have a new key change.  Where the

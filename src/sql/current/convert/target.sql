@@ -20,12 +20,15 @@ DECLARE
 BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_target');
     -- ---------------------------------------------------------------- inputs
-    IF table_name IS NULL OR column_name IS NULL OR job.dry_run IS NULL OR job.drop_sequence IS NULL THEN
+    IF table_name IS NULL OR column_name IS NULL OR job.dry_run IS NULL OR job.drop_sequence IS NULL
+       OR job.tz IS NULL OR job.late_ids IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert_column: % must not be NULL',
             CASE WHEN table_name IS NULL THEN 'table_name'
                  WHEN column_name IS NULL THEN 'column_name'
                  WHEN job.dry_run IS NULL THEN 'dry_run'
-                 ELSE 'drop_sequence' END
+                 WHEN job.drop_sequence IS NULL THEN 'drop_sequence'
+                 WHEN job.tz IS NULL THEN 'time_zone'
+                 ELSE 'late_rows' END
             USING ERRCODE = '22004';
     END IF;
 
@@ -124,10 +127,34 @@ BEGIN
                                       v_ttypename),
                       HINT = 'Add a timestamptz column computed from it, and give that one.';
         END IF;
-        -- A timestamp without time zone is read in the session's TimeZone,
-        -- as PostgreSQL compares it with a timestamptz.
-        job.tcx := CASE WHEN v_ttype = 'timestamptz'::regtype THEN quote_ident(job.tcol)
-                      ELSE format('%I::timestamptz', job.tcol) END;
+        -- A timestamp without time zone is read in the zone the call names
+        -- (UTC unless told), never in the session's TimeZone: a second run
+        -- reads it as the first did.  (AT TIME ZONE refuses a zone it does
+        -- not know, 22023.)
+        IF v_ttype = 'timestamptz'::regtype THEN
+            job.tz := NULL;
+            job.tcx := quote_ident(job.tcol);
+        ELSE
+            PERFORM now() AT TIME ZONE job.tz;
+            job.tcx := format('(%I AT TIME ZONE %L)', job.tcol, job.tz);
+        END IF;
+        IF job.map_table IS NOT NULL THEN
+            -- A name without a schema goes into the table's schema.
+            SELECT string_agg(quote_ident(p.part), '.' ORDER BY p.n), count(*)
+              INTO job.map_table, v_inhcount
+              FROM unnest(parse_ident(job.map_table)) WITH ORDINALITY AS p(part, n);
+            IF v_inhcount = 1 THEN
+                job.map_table := (SELECT CASE WHEN v_relnsp = pg_my_temp_schema() THEN 'pg_temp'
+                                              ELSE quote_ident(n.nspname) END
+                                    FROM pg_catalog.pg_namespace n WHERE n.oid = v_relnsp)
+                                 || '.' || job.map_table;
+            END IF;
+            IF to_regclass(job.map_table) IS NOT NULL THEN
+                RAISE EXCEPTION 'relation % already exists', job.map_table
+                    USING ERRCODE = '42P07',
+                          HINT = 'map_table names a new table, which the conversion creates and fills with the old and new keys.';
+            END IF;
+        END IF;
     END IF;
     RETURN job;
 END

@@ -13,7 +13,7 @@ DECLARE
         '@extschema@.snowflake_create_partitions(regclass,timestamptz,timestamptz,interval,text,boolean)';
     callers regprocedure[] := CASE
         WHEN step LIKE '\_snowflake\_convert\_%' THEN
-            ARRAY['@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name)'::regprocedure]
+            ARRAY['@extschema@.snowflake_convert_column(regclass,name,boolean,boolean,name,text,text,text)'::regprocedure]
         WHEN step = '_snowflake_partitions_of' THEN
             ARRAY[create_partitions::regprocedure]
         WHEN step = '_snowflake_partitioned_table' THEN

@@ -21,7 +21,8 @@ CREATE FUNCTION @extschema@.snowflake_status(
     OUT identity_source text,
     OUT identity_since timestamptz,
     OUT retired_identity text,
-    OUT retired_until timestamptz)
+    OUT retired_until timestamptz,
+    OUT identity_not_before timestamptz)
 RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_status'
 LANGUAGE C VOLATILE PARALLEL SAFE;
