@@ -1,6 +1,6 @@
 #!/bin/sh
-# Makes the two ways to install the SQL edition from its one source,
-# sql_edition/snowflake_sql.sql (make sql-edition runs this):
+# Makes the two ways to install the SQL edition from its source,
+# sql_edition/src/*.sql (make sql-edition runs this):
 #
 #   sh sql_edition/build.sh OUTDIR VERSION [EARLIER_VERSION...]
 #
@@ -14,14 +14,16 @@
 #       into the current schema; run again, it updates an older install in
 #       place.
 #
-# The extension script, each update script and the plain script are the same
-# text (the source is written to run as any of them), so they cannot differ.
+# The source is one file per object (or family of objects), run in the order
+# of their names: NNN_name.sql, an object after those it needs.  Their text,
+# in that order, is the extension script, each update script and the body of
+# the plain script (the source is written to run as any of them), so they
+# cannot differ.
 # Both files are one transaction: a failure leaves nothing half-installed.
 # Needs only a POSIX shell and sed: no PostgreSQL.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$here/snowflake_sql.sql
 [ $# -ge 2 ] || { echo "usage: build.sh OUTDIR VERSION [EARLIER_VERSION...]" >&2; exit 2; }
 out=$1
 version=$2
@@ -31,8 +33,8 @@ name=snowflake_sql
 # shellcheck disable=SC2016  # a dollar-quote tag, not an expansion
 tag='$_snowflake_sql_$'
 # shellcheck disable=SC2016
-if grep -q '\$_snowflake_sql_\$' "$src"; then
-    echo "build.sh: $src contains the quote tag $tag" >&2
+if grep -l '\$_snowflake_sql_\$' "$here"/src/*.sql >&2; then
+    echo "build.sh: the files above contain the quote tag $tag" >&2
     exit 1
 fi
 case $version in
@@ -47,12 +49,12 @@ done
 mkdir -p "$out"
 script=$out/.$name.script.$$
 trap 'rm -f "$script"' EXIT
-sed "s/@SNOWFLAKE_SQL_VERSION@/$version/g" "$src" >"$script"
+cat "$here"/src/*.sql | sed "s/@SNOWFLAKE_SQL_VERSION@/$version/g" >"$script"
 
 header() {
     cat <<EOF
 -- snowflake $name $version: the SQL edition of snowflake (docs/managed.md).
--- Made by \`make sql-edition\` from sql_edition/snowflake_sql.sql; do not edit.
+-- Made by \`make sql-edition\` from sql_edition/src/*.sql; do not edit.
 --
 $1
 EOF

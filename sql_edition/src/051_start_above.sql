@@ -1,0 +1,63 @@
+-- Every id made after this call is above id: for a node that takes over from
+-- another one (the C extension, or this edition elsewhere) whose ids may run
+-- ahead of this node's clock.  The millisecond of id and every one before it
+-- count as used up; if they are ahead of the clock, the clock policy applies
+-- as after a step back.  Owner only.
+CREATE OR REPLACE FUNCTION snowflake_start_above(id bigint)
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path FROM CURRENT
+AS $fn$
+DECLARE
+    s snowflake_sql_config := snowflake_sql_settings();
+    owner_name name;
+    shift integer;
+    span bigint;
+    lock_key bigint := (1936617335::bigint << 32) | 'snowflake_sql_counter'::regclass::oid::bigint;
+    m bigint;
+    hi bigint;
+    used_up bigint;
+BEGIN
+    SELECT c.relowner::regrole::name INTO owner_name
+    FROM pg_catalog.pg_class c WHERE c.oid = 'snowflake_sql_config'::regclass;
+    IF NOT pg_catalog.pg_has_role(CURRENT_USER, owner_name, 'USAGE') THEN
+        RAISE EXCEPTION 'only the owner of the snowflake_sql objects (%) can move the node''s ids',
+                        owner_name
+            USING ERRCODE = '42501';
+    END IF;
+    IF id < 0 THEN
+        PERFORM snowflake_sql_invalid_id(NULL::bigint, id);
+    END IF;
+    IF s.worker_id IS NULL THEN
+        RAISE EXCEPTION 'the snowflake node identity is not configured'
+            USING ERRCODE = '55000',
+                  HINT = 'Run snowflake_configure first.';
+    END IF;
+    shift := s.datacenter_bits + s.worker_bits + s.sequence_bits;
+    span := 1::bigint << s.sequence_bits;
+    m := id >> shift;
+    used_up := ((m << shift) | (s.datacenter_id::bigint << (s.worker_bits + s.sequence_bits))
+                | (s.worker_id::bigint << s.sequence_bits)) + span;
+    PERFORM pg_catalog.pg_advisory_lock(lock_key);
+    BEGIN
+        hi := coalesce(pg_catalog.pg_sequence_last_value('snowflake_sql_bound'), 0);
+        IF hi = 0 OR (hi - 1) >> shift <= m THEN
+            -- A region at the millisecond of id, published used up: C at its
+            -- bound first, then the bound.  Nothing of it is ever issued.
+            IF hi > 0 AND (hi - 1) >> shift = m THEN
+                used_up := greatest(used_up, hi);
+            END IF;
+            PERFORM pg_catalog.setval('snowflake_sql_counter', used_up, true);
+            PERFORM pg_catalog.setval('snowflake_sql_bound', used_up, true);
+        END IF;
+    EXCEPTION WHEN OTHERS OR query_canceled THEN
+        PERFORM pg_catalog.pg_advisory_unlock(lock_key);
+        RAISE;
+    END;
+    PERFORM pg_catalog.pg_advisory_unlock(lock_key);
+END
+$fn$;
+REVOKE ALL ON FUNCTION snowflake_start_above(bigint) FROM PUBLIC;
+COMMENT ON FUNCTION snowflake_start_above(bigint) IS
+    'make every later id of this node greater than id (owner only)';
+
