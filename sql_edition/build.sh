@@ -33,10 +33,11 @@ name=snowflake_sql
 # shellcheck disable=SC2016  # a dollar-quote tag, not an expansion
 tag='$_snowflake_sql_$'
 # shellcheck disable=SC2016
-if grep -l '\$_snowflake_sql_\$' "$here"/src/*.sql >&2; then
-    echo "build.sh: the files above contain the quote tag $tag" >&2
+if grep -l '\$_snowflake_sql_' "$here"/src/*.sql >&2; then
+    echo "build.sh: the files above contain a quote tag \$_snowflake_sql_..." >&2
     exit 1
 fi
+sh "$here/check.sh" "$here"/src/*.sql
 case $version in
     *[!0-9A-Za-z.]* | '') echo "build.sh: bad version '$version'" >&2; exit 2 ;;
 esac
@@ -76,7 +77,37 @@ quoted() {
     echo "BEGIN;"
     # Run again over an older install, the IF NOT EXISTS notices say nothing.
     echo "SET LOCAL client_min_messages = warning;"
-    cat "$script"
+    # The source names the install schema @extschema@, which CREATE EXTENSION
+    # substitutes; here it is the current schema, substituted before the text
+    # runs.  An error is raised again without the text as its context.
+    cat <<'EOF'
+DO $_snowflake_sql_do_$
+DECLARE
+    code text;
+    msg text;
+    det text;
+    hint text;
+BEGIN
+    EXECUTE pg_catalog.replace(
+EOF
+    quoted
+    cat <<'EOF'
+        , '@extschema@',
+        COALESCE(pg_catalog.quote_ident(pg_catalog.current_schema()), '"@extschema@"'));
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+                            det = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+    IF det = '' AND hint = '' THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg;
+    ELSIF hint = '' THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, DETAIL = det;
+    ELSIF det = '' THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, HINT = hint;
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, DETAIL = det, HINT = hint;
+END
+$_snowflake_sql_do_$;
+EOF
     echo "COMMIT;"
 } >"$out/$name.sql.tmp"
 

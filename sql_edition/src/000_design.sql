@@ -34,7 +34,7 @@
 --   R3  read the clock t; accept a  iff  a < hi  and  hi > t << shift
 --       (the region is not older than the clock's millisecond).
 -- Anything else goes to the slow path (snowflake_sql_next_slow), which moves
--- to a new region m under a session advisory lock held only inside the call:
+-- to a new region m under a lock held only inside the call (014_lock.sql):
 --   J1  setval(C, base(m))      (the caller takes base(m) itself)
 --   J2  setval(G, base(m) + 2^sequence_bits)   -- publication, after J1
 -- with m greater than the millisecond of every region published before.
@@ -66,9 +66,9 @@
 -- issued; the slow path then waits for the next millisecond.
 --
 -- No session waits for another session's transaction: nextval, setval and
--- reading a sequence never wait for transactions; the slow path's advisory
--- lock is a session lock taken and released within the call (and released if
--- the call fails or is cancelled).
+-- reading a sequence never wait for transactions; the slow path's lock is
+-- taken and released within the call, in a block that always ends rolled
+-- back, so an error or a cancel anywhere releases it too.
 --
 -- Crashes: sequences are WAL-logged ahead of use (like serial), and every
 -- setval and every 32nd nextval makes the transaction's commit flush the WAL.

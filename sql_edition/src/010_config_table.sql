@@ -4,7 +4,7 @@
 
 -- The node's configuration: one row, written by snowflake_configure (its
 -- owner only).  pg_dump keeps it (it is the extension's configuration table).
-CREATE TABLE IF NOT EXISTS snowflake_sql_config (
+CREATE TABLE IF NOT EXISTS @extschema@.snowflake_sql_config (
     only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
     epoch_ms bigint NOT NULL,
     datacenter_bits integer NOT NULL,
@@ -17,6 +17,6 @@ CREATE TABLE IF NOT EXISTS snowflake_sql_config (
     configured_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     configured_by name NOT NULL DEFAULT CURRENT_USER
 );
-COMMENT ON TABLE snowflake_sql_config IS
+COMMENT ON TABLE @extschema@.snowflake_sql_config IS
     'snowflake_sql: this database''s node identity, layout and clock policy (set by snowflake_configure)';
 

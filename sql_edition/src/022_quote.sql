@@ -1,6 +1,6 @@
 -- Text quoted in a message: cut to 40 bytes on a character boundary and
 -- marked with "..." (the C extension's rule: the text may be megabytes).
-CREATE OR REPLACE FUNCTION snowflake_sql_quote(s text)
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_quote(s text)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC

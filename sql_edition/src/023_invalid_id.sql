@@ -1,7 +1,7 @@
-CREATE OR REPLACE FUNCTION snowflake_sql_invalid_id(result_type anyelement, id bigint)
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_invalid_id(result_type anyelement, id bigint)
 RETURNS anyelement
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     RAISE EXCEPTION 'invalid snowflake id: %', id

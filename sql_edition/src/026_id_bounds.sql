@@ -3,7 +3,7 @@
 -- unix_ms or later (clamped to 0 before the epoch; NULL past the lifetime),
 -- or the last id made at unix_ms or earlier (NULL before the epoch; the
 -- largest id past the lifetime).
-CREATE OR REPLACE FUNCTION snowflake_sql_first_id_from(unix_ms bigint, epoch_ms bigint, shift integer)
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_first_id_from(unix_ms bigint, epoch_ms bigint, shift integer)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
@@ -11,7 +11,7 @@ RETURN CASE
     ELSE GREATEST(unix_ms - epoch_ms, 0) << shift
 END;
 
-CREATE OR REPLACE FUNCTION snowflake_sql_last_id_through(unix_ms bigint, epoch_ms bigint, shift integer)
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_last_id_through(unix_ms bigint, epoch_ms bigint, shift integer)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE

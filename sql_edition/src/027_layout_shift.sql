@@ -1,10 +1,10 @@
 -- Checks epoch and widths given as arguments, with the C extension's
 -- messages and in its order; returns the timestamp shift.
-CREATE OR REPLACE FUNCTION snowflake_sql_layout_shift(
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_layout_shift(
     epoch_ms bigint, datacenter_bits integer, worker_bits integer, sequence_bits integer)
 RETURNS integer
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     IF epoch_ms < 0 OR epoch_ms > 253402300799999 THEN

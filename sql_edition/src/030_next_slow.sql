@@ -7,21 +7,19 @@
 -- up, a new identity), the clock policies, and the errors.  SECURITY DEFINER:
 -- it sets the sequences, which callers may not.  See the top of this file for
 -- why the ids are unique.
-CREATE OR REPLACE FUNCTION snowflake_sql_next_slow()
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_next_slow()
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SECURITY DEFINER
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    s snowflake_sql_config := snowflake_sql_settings();
+    s @extschema@.snowflake_sql_config := @extschema@.snowflake_sql_settings();
     shift integer;
     span bigint;          -- ids per millisecond: 2^sequence_bits
     node bigint;          -- this node's identity bits, in place
     node_mask bigint;
     max_ms bigint;        -- the layout's last millisecond
-    lock_key bigint := (1936617335::bigint << 32)   -- 'snow'
-                       | 'snowflake_sql_counter'::regclass::oid::bigint;
     t bigint;             -- the clock, ms since the epoch
     hi bigint;            -- G
     g bigint;             -- the millisecond of the published region
@@ -38,11 +36,11 @@ BEGIN
                   DETAIL = 'A standby shares its primary''s node identity; ids made here could '
                            'collide with the primary''s.';
     END IF;
-    IF s.worker_id IS NULL AND EXISTS (SELECT 1 FROM snowflake_sql_config) THEN
+    IF s.worker_id IS NULL AND EXISTS (SELECT 1 FROM @extschema@.snowflake_sql_config) THEN
         -- Configured, but not baked: a data-only restore with its triggers
         -- disabled wrote the row.  Bake it now.
-        PERFORM snowflake_sql_bake();
-        s := snowflake_sql_settings();
+        PERFORM @extschema@.snowflake_sql_bake();
+        s := @extschema@.snowflake_sql_settings();
     END IF;
     IF s.worker_id IS NULL THEN
         RAISE EXCEPTION 'the snowflake node identity is not configured'
@@ -62,15 +60,18 @@ BEGIN
         -- already: take an id the way snowflake_nextval does (R1, R2, R3).
         t := floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint
              - s.epoch_ms;
-        IF t >= 0 AND pg_catalog.pg_sequence_last_value('snowflake_sql_bound')
-                      > GREATEST(pg_catalog.nextval('snowflake_sql_counter'), t << shift) THEN
-            RETURN pg_catalog.currval('snowflake_sql_counter');
+        IF t >= 0 AND pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound')
+                      > GREATEST(pg_catalog.nextval('@extschema@.snowflake_sql_counter'), t << shift) THEN
+            RETURN pg_catalog.currval('@extschema@.snowflake_sql_counter');
         END IF;
 
         id := NULL;
         nap_ms := NULL;
-        PERFORM pg_catalog.pg_advisory_lock(lock_key);
+        -- Under the lock (014_lock.sql), in a block that always ends rolled
+        -- back, which releases it; the sequences and the variables keep what
+        -- the block did.
         BEGIN
+            LOCK TABLE @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
             t := floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint
                  - s.epoch_ms;
             IF t < 0 THEN
@@ -80,7 +81,7 @@ BEGIN
                           HINT = 'Check the time source (NTP) of this server, or the epoch_ms '
                                  'given to snowflake_configure.';
             END IF;
-            hi := coalesce(pg_catalog.pg_sequence_last_value('snowflake_sql_bound'), 0);
+            hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
             m := NULL;
             IF hi > 0 THEN
                 g := (hi - 1) >> shift;
@@ -94,7 +95,7 @@ BEGIN
             IF hi > 0 AND same_node
                AND (g = t OR (g > t AND s.clock_backward_policy = 'borrow'
                               AND g - t <= s.max_clock_backward_ms)) THEN
-                a := pg_catalog.nextval('snowflake_sql_counter');
+                a := pg_catalog.nextval('@extschema@.snowflake_sql_counter');
                 IF a < hi THEN
                     id := a;
                 END IF;
@@ -156,16 +157,14 @@ BEGIN
                     END IF;
                     -- A new region: C first (J1), then its publication (J2).
                     id := (m << shift) | node;
-                    PERFORM pg_catalog.setval('snowflake_sql_counter', id, true);
-                    PERFORM pg_catalog.setval('snowflake_sql_bound', id + span, true);
+                    PERFORM pg_catalog.setval('@extschema@.snowflake_sql_counter', id, true);
+                    PERFORM pg_catalog.setval('@extschema@.snowflake_sql_bound', id + span, true);
                 END IF;
             END IF;
-        EXCEPTION WHEN OTHERS OR query_canceled THEN
-            -- A session lock outlives the transaction: never leave it held.
-            PERFORM pg_catalog.pg_advisory_unlock(lock_key);
-            RAISE;
+            RAISE SQLSTATE 'SF001';   -- ends the block rolled back: the lock goes
+        EXCEPTION WHEN SQLSTATE 'SF001' THEN
+            NULL;
         END;
-        PERFORM pg_catalog.pg_advisory_unlock(lock_key);
         IF id IS NOT NULL THEN
             RETURN id;
         END IF;
@@ -173,6 +172,7 @@ BEGIN
     END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION snowflake_sql_next_slow() IS
+REVOKE ALL ON FUNCTION @extschema@.snowflake_sql_next_slow() FROM PUBLIC;
+COMMENT ON FUNCTION @extschema@.snowflake_sql_next_slow() IS
     'snowflake_sql: the part of snowflake_nextval() that moves to a new millisecond (internal)';
 

@@ -9,26 +9,26 @@
 -- older (functions are catalog objects), and snowflake_nextval stays one SQL
 -- expression that PostgreSQL inlines.  The uniqueness of ids does not depend
 -- on these constants (only on G and C); they make the ids the right ones.
-CREATE OR REPLACE FUNCTION snowflake_sql_bake()
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_bake()
 RETURNS void
 LANGUAGE plpgsql VOLATILE
 SECURITY DEFINER
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    c snowflake_sql_config;
+    c @extschema@.snowflake_sql_config;
 BEGIN
-    SELECT * INTO c FROM snowflake_sql_config;
+    SELECT * INTO c FROM @extschema@.snowflake_sql_config;
     IF NOT FOUND THEN
         -- Not configured: the C extension's default layout, no identity.
         c := ROW(true, 1288834974657, 5, 5, 12, 0, NULL, 'borrow', 10000, NULL, NULL);
     END IF;
     EXECUTE format($sql$
-        CREATE OR REPLACE FUNCTION snowflake_sql_settings()
-        RETURNS snowflake_sql_config
+        CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_settings()
+        RETURNS @extschema@.snowflake_sql_config
         LANGUAGE sql IMMUTABLE PARALLEL SAFE
         RETURN ROW(true, %s::bigint, %s, %s, %s, %s, %s::integer, %L, %s,
-                   %L::timestamptz, %L::name)::snowflake_sql_config
+                   %L::timestamptz, %L::name)::@extschema@.snowflake_sql_config
         $sql$, c.epoch_ms, c.datacenter_bits, c.worker_bits, c.sequence_bits, c.datacenter_id,
         coalesce(c.worker_id::text, 'NULL'), c.clock_backward_policy, c.max_clock_backward_ms,
         c.configured_at, c.configured_by);
@@ -36,23 +36,23 @@ BEGIN
     -- argument of GREATEST, R3 the clock.  The clock is the millisecond since
     -- the epoch shifted into id units: rounding (x - 0.5) is floor(x).
     EXECUTE format($sql$
-        CREATE OR REPLACE FUNCTION snowflake_nextval()
+        CREATE OR REPLACE FUNCTION @extschema@.snowflake_nextval()
         RETURNS bigint
         LANGUAGE sql VOLATILE PARALLEL UNSAFE
         RETURN COALESCE(
             CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL
-                 WHEN pg_catalog.pg_sequence_last_value('snowflake_sql_bound'::pg_catalog.regclass)
-                      > GREATEST(pg_catalog.nextval('snowflake_sql_counter'::pg_catalog.regclass),
+                 WHEN pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'::pg_catalog.regclass)
+                      > GREATEST(pg_catalog.nextval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass),
                                  (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000
                                   - %s)::bigint << %s)
-                 THEN pg_catalog.currval('snowflake_sql_counter'::pg_catalog.regclass)
+                 THEN pg_catalog.currval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass)
             END,
-            snowflake_sql_next_slow())
+            @extschema@.snowflake_sql_next_slow())
         $sql$, c.epoch_ms + 0.5, c.datacenter_bits + c.worker_bits + c.sequence_bits);
     EXECUTE $sql$
-        COMMENT ON FUNCTION snowflake_nextval() IS 'next unique, increasing id of this node (database)'
+        COMMENT ON FUNCTION @extschema@.snowflake_nextval() IS 'next unique, increasing id of this node (database)'
         $sql$;
 END
 $fn$;
-REVOKE ALL ON FUNCTION snowflake_sql_bake() FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.snowflake_sql_bake() FROM PUBLIC;
 

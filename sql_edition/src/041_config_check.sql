@@ -3,17 +3,17 @@
 -- Refuses what could collide with ids already made, as the C extension
 -- refuses it at start: once this node has made ids, the widths cannot change
 -- and the epoch cannot move later.
-CREATE OR REPLACE FUNCTION snowflake_sql_config_check()
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_config_check()
 RETURNS trigger
 LANGUAGE plpgsql
 SECURITY DEFINER
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    made boolean := pg_catalog.pg_sequence_last_value('snowflake_sql_bound') > 0;
+    made boolean := pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound') > 0;
     what text;
 BEGIN
-    PERFORM snowflake_sql_layout_shift(NEW.epoch_ms, NEW.datacenter_bits, NEW.worker_bits,
+    PERFORM @extschema@.snowflake_sql_layout_shift(NEW.epoch_ms, NEW.datacenter_bits, NEW.worker_bits,
                                        NEW.sequence_bits);
     IF NEW.worker_id < 0 OR NEW.worker_id > (1::bigint << NEW.worker_bits) - 1 THEN
         RAISE EXCEPTION 'invalid worker_id: %', NEW.worker_id

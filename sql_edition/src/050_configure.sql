@@ -7,7 +7,7 @@
 -- snowflake_sql_config, where pg_dump keeps them, and no setting of a session
 -- changes them.  A new identity applies from the next millisecond's ids on,
 -- once the transaction commits.
-CREATE OR REPLACE FUNCTION snowflake_configure(
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_configure(
     worker_id integer,
     datacenter_id integer DEFAULT 0,
     epoch_ms bigint DEFAULT 1288834974657,
@@ -18,14 +18,14 @@ CREATE OR REPLACE FUNCTION snowflake_configure(
     max_clock_backward_ms integer DEFAULT 10000)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     owner_name name;
     arg text;
 BEGIN
     SELECT c.relowner::regrole::name INTO owner_name
-    FROM pg_catalog.pg_class c WHERE c.oid = 'snowflake_sql_config'::regclass;
+    FROM pg_catalog.pg_class c WHERE c.oid = '@extschema@.snowflake_sql_config'::regclass;
     IF NOT pg_catalog.pg_has_role(CURRENT_USER, owner_name, 'USAGE') THEN
         RAISE EXCEPTION 'only the owner of the snowflake_sql objects (%) can configure the node',
                         owner_name
@@ -43,7 +43,7 @@ BEGIN
         RAISE EXCEPTION 'snowflake_configure: % must not be NULL', arg USING ERRCODE = '22004';
     END IF;
     -- Checked (and baked) by the table's triggers.
-    UPDATE snowflake_sql_config c
+    UPDATE @extschema@.snowflake_sql_config c
     SET epoch_ms = snowflake_configure.epoch_ms,
         datacenter_bits = snowflake_configure.datacenter_bits,
         worker_bits = snowflake_configure.worker_bits,
@@ -55,7 +55,7 @@ BEGIN
         configured_at = pg_catalog.now(),
         configured_by = CURRENT_USER;
     IF NOT FOUND THEN
-        INSERT INTO snowflake_sql_config (epoch_ms, datacenter_bits, worker_bits, sequence_bits,
+        INSERT INTO @extschema@.snowflake_sql_config (epoch_ms, datacenter_bits, worker_bits, sequence_bits,
                                           datacenter_id, worker_id, clock_backward_policy,
                                           max_clock_backward_ms)
         VALUES (epoch_ms, datacenter_bits, worker_bits, sequence_bits, datacenter_id, worker_id,
@@ -63,8 +63,8 @@ BEGIN
     END IF;
 END
 $fn$;
-REVOKE ALL ON FUNCTION snowflake_configure(integer, integer, bigint, integer, integer, integer, text, integer)
+REVOKE ALL ON FUNCTION @extschema@.snowflake_configure(integer, integer, bigint, integer, integer, integer, text, integer)
     FROM PUBLIC;
-COMMENT ON FUNCTION snowflake_configure(integer, integer, bigint, integer, integer, integer, text, integer) IS
+COMMENT ON FUNCTION @extschema@.snowflake_configure(integer, integer, bigint, integer, integer, integer, text, integer) IS
     'set this node''s identity, layout and clock policy (owner only)';
 

@@ -3,30 +3,29 @@
 -- ahead of this node's clock.  The millisecond of id and every one before it
 -- count as used up; if they are ahead of the clock, the clock policy applies
 -- as after a step back.  Owner only.
-CREATE OR REPLACE FUNCTION snowflake_start_above(id bigint)
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_start_above(id bigint)
 RETURNS void
 LANGUAGE plpgsql VOLATILE STRICT
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    s snowflake_sql_config := snowflake_sql_settings();
+    s @extschema@.snowflake_sql_config := @extschema@.snowflake_sql_settings();
     owner_name name;
     shift integer;
     span bigint;
-    lock_key bigint := (1936617335::bigint << 32) | 'snowflake_sql_counter'::regclass::oid::bigint;
     m bigint;
     hi bigint;
     used_up bigint;
 BEGIN
     SELECT c.relowner::regrole::name INTO owner_name
-    FROM pg_catalog.pg_class c WHERE c.oid = 'snowflake_sql_config'::regclass;
+    FROM pg_catalog.pg_class c WHERE c.oid = '@extschema@.snowflake_sql_config'::regclass;
     IF NOT pg_catalog.pg_has_role(CURRENT_USER, owner_name, 'USAGE') THEN
         RAISE EXCEPTION 'only the owner of the snowflake_sql objects (%) can move the node''s ids',
                         owner_name
             USING ERRCODE = '42501';
     END IF;
     IF id < 0 THEN
-        PERFORM snowflake_sql_invalid_id(NULL::bigint, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::bigint, id);
     END IF;
     IF s.worker_id IS NULL THEN
         RAISE EXCEPTION 'the snowflake node identity is not configured'
@@ -38,26 +37,26 @@ BEGIN
     m := id >> shift;
     used_up := ((m << shift) | (s.datacenter_id::bigint << (s.worker_bits + s.sequence_bits))
                 | (s.worker_id::bigint << s.sequence_bits)) + span;
-    PERFORM pg_catalog.pg_advisory_lock(lock_key);
+    -- Under the lock, in a block that always ends rolled back (014_lock.sql).
     BEGIN
-        hi := coalesce(pg_catalog.pg_sequence_last_value('snowflake_sql_bound'), 0);
+        LOCK TABLE @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
+        hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
         IF hi = 0 OR (hi - 1) >> shift <= m THEN
             -- A region at the millisecond of id, published used up: C at its
             -- bound first, then the bound.  Nothing of it is ever issued.
             IF hi > 0 AND (hi - 1) >> shift = m THEN
                 used_up := greatest(used_up, hi);
             END IF;
-            PERFORM pg_catalog.setval('snowflake_sql_counter', used_up, true);
-            PERFORM pg_catalog.setval('snowflake_sql_bound', used_up, true);
+            PERFORM pg_catalog.setval('@extschema@.snowflake_sql_counter', used_up, true);
+            PERFORM pg_catalog.setval('@extschema@.snowflake_sql_bound', used_up, true);
         END IF;
-    EXCEPTION WHEN OTHERS OR query_canceled THEN
-        PERFORM pg_catalog.pg_advisory_unlock(lock_key);
-        RAISE;
+        RAISE SQLSTATE 'SF001';
+    EXCEPTION WHEN SQLSTATE 'SF001' THEN
+        NULL;
     END;
-    PERFORM pg_catalog.pg_advisory_unlock(lock_key);
 END
 $fn$;
-REVOKE ALL ON FUNCTION snowflake_start_above(bigint) FROM PUBLIC;
-COMMENT ON FUNCTION snowflake_start_above(bigint) IS
+REVOKE ALL ON FUNCTION @extschema@.snowflake_start_above(bigint) FROM PUBLIC;
+COMMENT ON FUNCTION @extschema@.snowflake_start_above(bigint) IS
     'make every later id of this node greater than id (owner only)';
 

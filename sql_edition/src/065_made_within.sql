@@ -2,13 +2,13 @@
 -- honoured; false for a negative id (made at no time).  A plain operator:
 -- this edition has no planner support, so a condition on it reads every row
 -- it is given; write bounds on the id for an index (docs/managed.md).
-CREATE OR REPLACE FUNCTION snowflake_made_within(id bigint, period tstzrange)
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_made_within(id bigint, period tstzrange)
 RETURNS boolean
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    s snowflake_sql_config := snowflake_sql_settings();
+    s @extschema@.snowflake_sql_config := @extschema@.snowflake_sql_settings();
     shift integer := s.datacenter_bits + s.worker_bits + s.sequence_bits;
     lo bigint := 0;
     hi bigint := 9223372036854775807;
@@ -24,13 +24,13 @@ BEGIN
         IF b = 'infinity'::timestamptz THEN
             RETURN false;
         ELSIF b <> '-infinity'::timestamptz THEN
-            us := snowflake_sql_unix_us(b);
+            us := @extschema@.snowflake_sql_unix_us(b);
             ms := floor(us / 1000)::bigint;
             -- made at b or later (inclusive), or after b
             IF pg_catalog.lower_inc(period) AND us % 1000 = 0 THEN
-                lo := snowflake_sql_first_id_from(ms, s.epoch_ms, shift);
+                lo := @extschema@.snowflake_sql_first_id_from(ms, s.epoch_ms, shift);
             ELSE
-                lo := snowflake_sql_first_id_from(ms + 1, s.epoch_ms, shift);
+                lo := @extschema@.snowflake_sql_first_id_from(ms + 1, s.epoch_ms, shift);
             END IF;
             IF lo IS NULL THEN
                 RETURN false;
@@ -42,13 +42,13 @@ BEGIN
         IF b = '-infinity'::timestamptz THEN
             RETURN false;
         ELSIF b <> 'infinity'::timestamptz THEN
-            us := snowflake_sql_unix_us(b);
+            us := @extschema@.snowflake_sql_unix_us(b);
             ms := floor(us / 1000)::bigint;
             -- made at b or earlier (inclusive), or before b
             IF pg_catalog.upper_inc(period) OR us % 1000 <> 0 THEN
-                hi := snowflake_sql_last_id_through(ms, s.epoch_ms, shift);
+                hi := @extschema@.snowflake_sql_last_id_through(ms, s.epoch_ms, shift);
             ELSE
-                hi := snowflake_sql_last_id_through(ms - 1, s.epoch_ms, shift);
+                hi := @extschema@.snowflake_sql_last_id_through(ms - 1, s.epoch_ms, shift);
             END IF;
             IF hi IS NULL THEN
                 RETURN false;
@@ -58,7 +58,7 @@ BEGIN
     RETURN id >= lo AND id <= hi;
 END
 $fn$;
-COMMENT ON FUNCTION snowflake_made_within(bigint, tstzrange) IS
+COMMENT ON FUNCTION @extschema@.snowflake_made_within(bigint, tstzrange) IS
     'whether the id was made within the range (the <@ operator)';
 
 DO $op$
@@ -66,15 +66,15 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_operator o
                    WHERE o.oprname = '<@' AND o.oprleft = 'bigint'::regtype
                      AND o.oprright = 'tstzrange'::regtype
-                     AND o.oprnamespace = pg_catalog.current_schema()::regnamespace) THEN
-        CREATE OPERATOR <@ (
+                     AND o.oprnamespace = '@extschema@'::pg_catalog.regnamespace) THEN
+        CREATE OPERATOR @extschema@.<@ (
             LEFTARG = bigint,
             RIGHTARG = tstzrange,
-            FUNCTION = snowflake_made_within,
-            RESTRICT = contsel,
-            JOIN = contjoinsel);
+            FUNCTION = @extschema@.snowflake_made_within,
+            RESTRICT = pg_catalog.contsel,
+            JOIN = pg_catalog.contjoinsel);
     END IF;
 END
 $op$;
-COMMENT ON OPERATOR <@ (bigint, tstzrange) IS 'id was made within the time range';
+COMMENT ON OPERATOR @extschema@.<@ (bigint, tstzrange) IS 'id was made within the time range';
 

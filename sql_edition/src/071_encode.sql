@@ -1,10 +1,10 @@
-CREATE OR REPLACE FUNCTION snowflake_encode(id bigint, format text DEFAULT 'base62')
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_encode(id bigint, format text DEFAULT 'base62')
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    f text := snowflake_sql_text_format(format);
+    f text := @extschema@.snowflake_sql_text_format(format);
     alphabet text;
     base integer;
     width integer;
@@ -12,7 +12,7 @@ DECLARE
     out text := '';
 BEGIN
     IF id < 0 THEN
-        PERFORM snowflake_sql_invalid_id(NULL::bigint, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::bigint, id);
     END IF;
     IF f = 'hex' THEN
         RETURN pg_catalog.lpad(pg_catalog.to_hex(id), 16, '0');
@@ -32,5 +32,5 @@ BEGIN
     RETURN out;
 END
 $fn$;
-COMMENT ON FUNCTION snowflake_encode(bigint, text) IS 'id as fixed-width base62, base32 (Crockford) or hex text';
+COMMENT ON FUNCTION @extschema@.snowflake_encode(bigint, text) IS 'id as fixed-width base62, base32 (Crockford) or hex text';
 

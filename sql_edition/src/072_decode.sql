@@ -1,10 +1,10 @@
-CREATE OR REPLACE FUNCTION snowflake_decode(txt text, format text DEFAULT 'base62')
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_decode(txt text, format text DEFAULT 'base62')
 RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    f text := snowflake_sql_text_format(format);
+    f text := @extschema@.snowflake_sql_text_format(format);
     alphabet text;
     base integer;
     ch text;
@@ -41,7 +41,7 @@ BEGIN
             -- Every character before it is ASCII: its character position is
             -- also its byte position.
             RAISE EXCEPTION 'invalid character "%" at position % of % snowflake id "%"',
-                            pg_catalog.substr(txt, i, 1), i, f, snowflake_sql_quote(txt)
+                            pg_catalog.substr(txt, i, 1), i, f, @extschema@.snowflake_sql_quote(txt)
                 USING ERRCODE = '22P02',
                       HINT = CASE f
                           WHEN 'base62' THEN 'base62 digits are 0-9, A-Z and a-z, case-sensitive.'
@@ -58,7 +58,7 @@ BEGIN
         END IF;
     END LOOP;
     IF NOT any_digit THEN
-        RAISE EXCEPTION 'invalid % snowflake id "%"', f, snowflake_sql_quote(txt)
+        RAISE EXCEPTION 'invalid % snowflake id "%"', f, @extschema@.snowflake_sql_quote(txt)
             USING ERRCODE = '22P02', DETAIL = 'The text contains no digits.';
     END IF;
     IF overflow THEN
@@ -78,11 +78,11 @@ BEGIN
             END IF;
         END IF;
         IF hint IS NULL THEN
-            RAISE EXCEPTION '% snowflake id "%" is out of range', f, snowflake_sql_quote(txt)
+            RAISE EXCEPTION '% snowflake id "%" is out of range', f, @extschema@.snowflake_sql_quote(txt)
                 USING ERRCODE = '22003',
                       DETAIL = 'Snowflake ids are at most 9223372036854775807 (2^63-1).';
         END IF;
-        RAISE EXCEPTION '% snowflake id "%" is out of range', f, snowflake_sql_quote(txt)
+        RAISE EXCEPTION '% snowflake id "%" is out of range', f, @extschema@.snowflake_sql_quote(txt)
             USING ERRCODE = '22003',
                   DETAIL = 'Snowflake ids are at most 9223372036854775807 (2^63-1).',
                   HINT = hint;
@@ -90,5 +90,5 @@ BEGIN
     RETURN v::bigint;
 END
 $fn$;
-COMMENT ON FUNCTION snowflake_decode(text, text) IS 'id from base62, base32 (Crockford) or hex text';
+COMMENT ON FUNCTION @extschema@.snowflake_decode(text, text) IS 'id from base62, base32 (Crockford) or hex text';
 

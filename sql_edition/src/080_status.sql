@@ -6,7 +6,7 @@
 -- last_id is the highest id the node may have issued; durable_mark the
 -- millisecond every id issued so far is at or before (the value the other
 -- edition's snowflake_start_above takes, as snowflake_max_id(durable_mark)).
-CREATE OR REPLACE FUNCTION snowflake_status(
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_status(
     OUT epoch timestamptz,
     OUT timestamp_bits integer,
     OUT datacenter_bits integer,
@@ -23,17 +23,18 @@ CREATE OR REPLACE FUNCTION snowflake_status(
     OUT identity_source text)
 RETURNS record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path FROM CURRENT
+SECURITY DEFINER   -- it reads the counter, which only the roles granted it may
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    s snowflake_sql_config := snowflake_sql_settings();
+    s @extschema@.snowflake_sql_config := @extschema@.snowflake_sql_settings();
     shift integer := s.datacenter_bits + s.worker_bits + s.sequence_bits;
-    hi bigint := coalesce(pg_catalog.pg_sequence_last_value('snowflake_sql_bound'), 0);
-    c bigint := pg_catalog.pg_sequence_last_value('snowflake_sql_counter');
+    hi bigint := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
+    c bigint := pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_counter');
     g bigint;
     t bigint;
 BEGIN
-    epoch := snowflake_sql_ms_to_ts(s.epoch_ms);
+    epoch := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms);
     timestamp_bits := 63 - shift;
     datacenter_bits := s.datacenter_bits;
     worker_bits := s.worker_bits;
@@ -42,7 +43,7 @@ BEGIN
     worker_id := s.worker_id;
     clock_backward_policy := s.clock_backward_policy;
     max_clock_backward_ms := s.max_clock_backward_ms;
-    lifetime_end := snowflake_sql_ms_to_ts(s.epoch_ms + (1::bigint << (63 - shift)) - 1);
+    lifetime_end := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms + (1::bigint << (63 - shift)) - 1);
     identity_source := CASE WHEN s.worker_id IS NULL THEN 'none' ELSE 'configured' END;
     IF hi > 0 THEN
         g := (hi - 1) >> shift;
@@ -50,13 +51,13 @@ BEGIN
              - s.epoch_ms;
         last_id := least(c, hi - 1);
         borrowed_ahead_ms := greatest(g - t, 0);
-        durable_mark := snowflake_sql_ms_to_ts(s.epoch_ms + g);
+        durable_mark := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms + g);
     ELSE
         borrowed_ahead_ms := 0;
     END IF;
 END
 $fn$;
 
-CREATE OR REPLACE VIEW snowflake_status AS SELECT * FROM snowflake_status();
-COMMENT ON VIEW snowflake_status IS 'the generator of this node (database): layout, identity, clock';
-GRANT SELECT ON snowflake_status TO PUBLIC;
+CREATE OR REPLACE VIEW @extschema@.snowflake_status AS SELECT * FROM @extschema@.snowflake_status();
+COMMENT ON VIEW @extschema@.snowflake_status IS 'the generator of this node (database): layout, identity, clock';
+GRANT SELECT ON @extschema@.snowflake_status TO PUBLIC;
