@@ -51,6 +51,29 @@ mkdir -p "$out"
 script=$out/.$name.script.$$
 trap 'rm -f "$script"' EXIT
 cat "$here"/src/*.sql | sed "s/@SNOWFLAKE_SQL_VERSION@/$version/g" >"$script"
+# For a test of interrupts only (test/sql_edition/007_interrupts.pl):
+# SNOWFLAKE_SQL_BOUNDARIES=1 puts a call of
+# @extschema@.snowflake_sql_test_boundary(N) -- a function the test makes --
+# at every statement boundary of the functions that take the lock: after the
+# body's BEGIN, a block's BEGIN and every line that ends a statement.  Each
+# call is commented with the statement before it.
+if [ -n "${SNOWFLAKE_SQL_BOUNDARIES:-}" ]; then
+    awk '
+    /^CREATE OR REPLACE FUNCTION @extschema@\.(snowflake_sql_next_slow|snowflake_start_above)\(/ { fn = 1 }
+    fn && /^BEGIN$/ { body = 1 }
+    { print }
+    body && /^END$/ { body = 0; fn = 0; next }
+    body && (/^ *BEGIN$/ || /; *(--.*)?$/) {
+        match($0, /^ */)
+        ind = substr($0, 1, RLENGTH)
+        if ($0 ~ /^BEGIN$/) ind = "    "
+        what = $0
+        sub(/^ */, "", what)
+        gsub(/[^A-Za-z0-9_ .:=<>()@-]/, "", what)
+        printf "%sPERFORM @extschema@.snowflake_sql_test_boundary(%d);  -- after: %s\n", ind, ++n, substr(what, 1, 60)
+    }' "$script" >"$script.b"
+    mv "$script.b" "$script"
+fi
 
 header() {
     cat <<EOF

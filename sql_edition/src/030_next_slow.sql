@@ -72,6 +72,17 @@ BEGIN
         -- the block did.
         BEGIN
             LOCK TABLE @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
+            -- The identity as committed now: taking the lock processed the
+            -- invalidations of every configuration committed before it, so
+            -- this reads the current settings, not a constant folded into a
+            -- plan when a running statement (or an old snapshot) began.
+            s := @extschema@.snowflake_sql_settings();
+            IF s.worker_id IS NULL THEN
+                RAISE EXCEPTION 'the snowflake node identity is not configured'
+                    USING ERRCODE = '55000';
+            END IF;
+            node := (s.datacenter_id::bigint << (s.worker_bits + s.sequence_bits))
+                    | (s.worker_id::bigint << s.sequence_bits);
             t := floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint
                  - s.epoch_ms;
             IF t < 0 THEN
