@@ -11,3 +11,14 @@ RETURN CASE
           + (unix_ms % 86400000) * INTERVAL '1 millisecond') AT TIME ZONE 'UTC'
 END;
 
+-- The same, but infinity (or -infinity) outside timestamptz's range, as the
+-- C extension's snowflake_status shows a lifetime past it.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_ms_to_ts_or_infinity(unix_ms bigint)
+RETURNS timestamptz
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+RETURN CASE
+    WHEN unix_ms < -210866803200000 THEN '-infinity'::timestamptz
+    WHEN unix_ms >= 9224318016000000 THEN 'infinity'::timestamptz
+    ELSE @extschema@.snowflake_sql_ms_to_ts(unix_ms)
+END;
+

@@ -33,8 +33,8 @@ BEGIN
         coalesce(c.worker_id::text, 'NULL'), c.clock_backward_policy, c.max_clock_backward_ms,
         c.configured_at, c.configured_by);
     -- The fast path: R1 (G) is the left operand, R2 (nextval) the first
-    -- argument of GREATEST, R3 the clock.  The clock is the millisecond since
-    -- the epoch shifted into id units: rounding (x - 0.5) is floor(x).
+    -- argument of GREATEST, R3 the clock: the clock's millisecond since the
+    -- epoch (by floor), shifted into id units.
     EXECUTE format($sql$
         CREATE OR REPLACE FUNCTION @extschema@.snowflake_nextval()
         RETURNS bigint
@@ -43,12 +43,12 @@ BEGIN
             CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL
                  WHEN pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'::pg_catalog.regclass)
                       > GREATEST(pg_catalog.nextval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass),
-                                 (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000
-                                  - %s)::bigint << %s)
+                                 (@extschema@.snowflake_sql_unix_ms(pg_catalog.clock_timestamp())
+                                  - %s::double precision)::bigint << %s)
                  THEN pg_catalog.currval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass)
             END,
             @extschema@.snowflake_sql_next_slow())
-        $sql$, c.epoch_ms + 0.5, c.datacenter_bits + c.worker_bits + c.sequence_bits);
+        $sql$, c.epoch_ms, c.datacenter_bits + c.worker_bits + c.sequence_bits);
     EXECUTE $sql$
         COMMENT ON FUNCTION @extschema@.snowflake_nextval() IS 'next unique, increasing id of this node (database)'
         $sql$;

@@ -2,7 +2,8 @@
 -- another one (the C extension, or this edition elsewhere) whose ids may run
 -- ahead of this node's clock.  The millisecond of id and every one before it
 -- count as used up; if they are ahead of the clock, the clock policy applies
--- as after a step back.  Owner only.
+-- as after a step back (further ahead than max_clock_backward_ms: refused).
+-- Owner only.
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_start_above(id bigint)
 RETURNS void
 LANGUAGE plpgsql VOLATILE STRICT
@@ -14,6 +15,7 @@ DECLARE
     shift integer;
     span bigint;
     m bigint;
+    t bigint;             -- the clock, ms since the epoch
     hi bigint;
     used_up bigint;
 BEGIN
@@ -35,6 +37,18 @@ BEGIN
     shift := s.datacenter_bits + s.worker_bits + s.sequence_bits;
     span := 1::bigint << s.sequence_bits;
     m := id >> shift;
+    -- As the C extension: an id further ahead of the clock than the policy's
+    -- bound would leave the node unable to issue ids until the clock got there.
+    t := pg_catalog.floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint - s.epoch_ms;
+    IF m - t > s.max_clock_backward_ms THEN
+        RAISE EXCEPTION 'snowflake id % is % ms ahead of the clock', id, m - t
+            USING ERRCODE = '22023',
+                  DETAIL = format('Ids after it could be issued only once the clock got there: '
+                                  'more than max_clock_backward_ms (%s ms) ahead.',
+                                  s.max_clock_backward_ms),
+                  HINT = 'Check the id (an id of another epoch or layout?) and the clocks of both '
+                         'nodes.';
+    END IF;
     used_up := ((m << shift) | (s.datacenter_id::bigint << (s.worker_bits + s.sequence_bits))
                 | (s.worker_id::bigint << s.sequence_bits)) + span;
     -- Under the lock, in a block that always ends rolled back (014_lock.sql).

@@ -43,7 +43,7 @@ BEGIN
     worker_id := s.worker_id;
     clock_backward_policy := s.clock_backward_policy;
     max_clock_backward_ms := s.max_clock_backward_ms;
-    lifetime_end := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms + (1::bigint << (63 - shift)) - 1);
+    lifetime_end := @extschema@.snowflake_sql_ms_to_ts_or_infinity(s.epoch_ms + (1::bigint << (63 - shift)) - 1);
     identity_source := CASE WHEN s.worker_id IS NULL THEN 'none' ELSE 'configured' END;
     IF hi > 0 THEN
         g := (hi - 1) >> shift;
