@@ -7,4 +7,5 @@ GRANT SELECT ON TABLE @extschema@.snowflake_sql_config TO PUBLIC;
 REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_counter FROM PUBLIC;
 REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_bound FROM PUBLIC;
 GRANT SELECT ON SEQUENCE @extschema@.snowflake_sql_bound TO PUBLIC;
+REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_mark FROM PUBLIC;
 

@@ -22,6 +22,7 @@ DECLARE
     max_ms bigint;        -- the layout's last millisecond
     t bigint;             -- the clock, ms since the epoch
     hi bigint;            -- G
+    mark bigint;          -- M: every region published is below this millisecond
     g bigint;             -- the millisecond of the published region
     same_node boolean;
     m bigint;             -- the millisecond of a new region
@@ -93,12 +94,15 @@ BEGIN
                                  'given to snowflake_configure.';
             END IF;
             hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
+            mark := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
             m := NULL;
             IF hi > 0 THEN
                 g := (hi - 1) >> shift;
                 same_node := ((hi - 1) & node_mask) = node;
             ELSE
-                g := -1;
+                -- No region (none yet, or the unlogged sequences were reset by
+                -- a crash): as if the millisecond before the mark were used up.
+                g := mark - 1;
                 same_node := false;
             END IF;
             -- The published region, if it is this node's and the clock's (or,
@@ -112,7 +116,7 @@ BEGIN
                 END IF;
             END IF;
             IF id IS NULL THEN
-                IF hi = 0 OR t > g THEN
+                IF t > g THEN
                     m := t;
                 ELSIF t = g THEN
                     -- This millisecond's sequence is used up (or the identity
@@ -165,6 +169,15 @@ BEGIN
                                   DETAIL = format('With %s timestamp bits the last usable '
                                                   'millisecond is %s ms after the epoch.',
                                                   63 - shift, max_ms);
+                    END IF;
+                    -- The durable mark first, above m and ahead by up to a
+                    -- second (at most the clock policy's bound): its WAL
+                    -- record precedes the region's publication, so the
+                    -- commit of any transaction that used an id of it
+                    -- flushes the mark too.
+                    IF m >= mark THEN
+                        PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark',
+                            least(m + 1 + least(1000, s.max_clock_backward_ms), max_ms + 1), true);
                     END IF;
                     -- A new region: C first (J1), then its publication (J2).
                     id := (m << shift) | node;

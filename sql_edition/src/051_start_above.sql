@@ -64,6 +64,11 @@ BEGIN
             PERFORM pg_catalog.setval('@extschema@.snowflake_sql_counter', used_up, true);
             PERFORM pg_catalog.setval('@extschema@.snowflake_sql_bound', used_up, true);
         END IF;
+        -- Across a crash too: the durable mark above m (the call's commit
+        -- flushes it; the two sequences above are unlogged).
+        IF coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0) <= m THEN
+            PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark', m + 1, true);
+        END IF;
         RAISE SQLSTATE 'SF001';
     EXCEPTION WHEN SQLSTATE 'SF001' THEN
         NULL;

@@ -29,8 +29,13 @@ AS $fn$
 DECLARE
     s @extschema@.snowflake_sql_config := @extschema@.snowflake_sql_settings();
     shift integer := s.datacenter_bits + s.worker_bits + s.sequence_bits;
-    hi bigint := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
-    c bigint := pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_counter');
+    -- (A standby cannot read unlogged sequences: no region there.)
+    standby boolean := pg_catalog.pg_is_in_recovery();
+    hi bigint := CASE WHEN standby THEN 0
+                      ELSE coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0) END;
+    c bigint := CASE WHEN NOT standby
+                     THEN pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_counter') END;
+    mark bigint := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
     g bigint;
     t bigint;
 BEGIN
@@ -54,6 +59,11 @@ BEGIN
         durable_mark := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms + g);
     ELSE
         borrowed_ahead_ms := 0;
+        -- No region since a crash (or on a standby): every id issued is
+        -- below the durable mark.
+        IF mark > 0 THEN
+            durable_mark := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms + mark - 1);
+        END IF;
     END IF;
 END
 $fn$;
