@@ -20,10 +20,12 @@
 -- How ids are made, and why no id is ever handed out twice
 -- ===========================================================================
 --
--- State, per database (the node): two sequences, both CACHE 1.
+-- State, per database (the node): three sequences, all CACHE 1.
 --   snowflake_sql_counter (C)  counts in id units: its values ARE ids.
 --   snowflake_sql_bound   (G)  the published region: every id of the
 --                              current region is below it.
+--   snowflake_sql_mark    (M)  a millisecond every published region is
+--                              below (durable; C and G are unlogged).
 -- A region is the ids of one millisecond m for this node's identity: from
 --   base(m) = m << shift | node  up to  G = base(m) + 2^sequence_bits,
 -- excluded; G of a later millisecond is above every id of an earlier one.
@@ -70,11 +72,17 @@
 -- taken and released within the call, in a block that always ends rolled
 -- back, so an error or a cancel anywhere releases it too.
 --
--- Crashes: sequences are WAL-logged ahead of use (like serial), and every
--- setval and every 32nd nextval makes the transaction's commit flush the WAL.
--- An id used by a transaction that committed is never handed out again; an id
--- given to a transaction that never committed (or that committed without
--- writing anything, like a bare SELECT snowflake_nextval()) may be handed out
--- again after a crash -- the same rule as serial.
+-- Crashes: C and G are unlogged (no WAL, no transaction id, so no WAL flush
+-- for a transaction that only takes ids); a crash resets them to "no
+-- region".  M is logged: a new region m is published only after a setval of
+-- M above m (J0, before J1, ahead by up to a second, so about once a second),
+-- and the slow path, finding no region, starts at M (as if M - 1 were used
+-- up: the clock policy applies while the clock is behind it).  An id used by
+-- a transaction that committed a write is never handed out again: that
+-- transaction took a transaction id, and its commit record, which the commit
+-- flushes, follows J0's WAL record.  An id given to a transaction that never
+-- committed (or that committed without writing anything, like a bare SELECT
+-- snowflake_nextval()) may be handed out again after a crash -- the rule of
+-- serial.
 -- ===========================================================================
 

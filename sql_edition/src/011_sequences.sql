@@ -22,6 +22,11 @@ ALTER SEQUENCE @extschema@.snowflake_sql_counter SET UNLOGGED;
 -- second: about one WAL flush a second, by the transaction that moved it.
 CREATE SEQUENCE IF NOT EXISTS @extschema@.snowflake_sql_mark
     AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
+-- The layout the ids were made under (029_layout_guard.sql).
+CREATE SEQUENCE IF NOT EXISTS @extschema@.snowflake_sql_layout
+    AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
+COMMENT ON SEQUENCE @extschema@.snowflake_sql_layout IS
+    'snowflake_sql: the epoch and widths the node''s ids were made under (0: none yet)';
 COMMENT ON SEQUENCE @extschema@.snowflake_sql_bound IS
     'snowflake_sql: upper bound of the published region of ids (0: none yet)';
 COMMENT ON SEQUENCE @extschema@.snowflake_sql_counter IS

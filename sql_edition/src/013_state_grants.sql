@@ -8,4 +8,5 @@ REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_counter FROM PUBLIC;
 REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_bound FROM PUBLIC;
 GRANT SELECT ON SEQUENCE @extschema@.snowflake_sql_bound TO PUBLIC;
 REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_mark FROM PUBLIC;
+REVOKE ALL ON SEQUENCE @extschema@.snowflake_sql_layout FROM PUBLIC;
 

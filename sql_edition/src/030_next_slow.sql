@@ -170,6 +170,16 @@ BEGIN
                                                   'millisecond is %s ms after the epoch.',
                                                   63 - shift, max_ms);
                     END IF;
+                    -- The layout the ids are made under: refused if it
+                    -- could collide with earlier ids, written if new.
+                    IF pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_layout')
+                       IS DISTINCT FROM (s.epoch_ms << 15) | (s.datacenter_bits << 10)
+                                        | (s.worker_bits << 5) | s.sequence_bits THEN
+                        PERFORM pg_catalog.setval('@extschema@.snowflake_sql_layout',
+                            @extschema@.snowflake_sql_layout_guard(s.epoch_ms, s.datacenter_bits,
+                                                                   s.worker_bits, s.sequence_bits),
+                            true);
+                    END IF;
                     -- The durable mark first, above m and ahead by up to a
                     -- second (at most the clock policy's bound): its WAL
                     -- record precedes the region's publication, so the

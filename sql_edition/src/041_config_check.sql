@@ -10,8 +10,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    made boolean := pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound') > 0;
-    what text;
 BEGIN
     PERFORM @extschema@.snowflake_sql_layout_shift(NEW.epoch_ms, NEW.datacenter_bits, NEW.worker_bits,
                                        NEW.sequence_bits);
@@ -35,26 +33,10 @@ BEGIN
         RAISE EXCEPTION 'invalid max_clock_backward_ms: %', NEW.max_clock_backward_ms
             USING ERRCODE = '22023', DETAIL = 'Valid values are 0 to 2147483647 ms.';
     END IF;
-    IF TG_OP = 'UPDATE' AND made THEN
-        what := concat_ws(', ',
-            CASE WHEN NEW.epoch_ms > OLD.epoch_ms THEN 'epoch_ms' END,
-            CASE WHEN NEW.datacenter_bits <> OLD.datacenter_bits THEN 'datacenter_bits' END,
-            CASE WHEN NEW.worker_bits <> OLD.worker_bits THEN 'worker_bits' END,
-            CASE WHEN NEW.sequence_bits <> OLD.sequence_bits THEN 'sequence_bits' END);
-        IF what <> '' THEN
-            RAISE EXCEPTION '% differs from the value the ids of this node were issued under', what
-                USING ERRCODE = '22023',
-                      DETAIL = format('This node made ids with epoch %s and layout %s/%s/%s '
-                                      '(datacenter/worker/sequence bits); new ids could collide '
-                                      'with them under epoch %s and layout %s/%s/%s.',
-                                      OLD.epoch_ms, OLD.datacenter_bits, OLD.worker_bits,
-                                      OLD.sequence_bits, NEW.epoch_ms, NEW.datacenter_bits,
-                                      NEW.worker_bits, NEW.sequence_bits),
-                      HINT = 'Keep the epoch and the widths: they belong to the ids already in '
-                             'your tables. Only the identity, the clock policy and its bound can '
-                             'change, and the epoch can move earlier.';
-        END IF;
-    END IF;
+    -- Against the layout the ids were made under (029_layout_guard.sql), for an
+    -- INSERT too: a DELETE of the row does not get around it.
+    PERFORM @extschema@.snowflake_sql_layout_guard(NEW.epoch_ms, NEW.datacenter_bits,
+                                                   NEW.worker_bits, NEW.sequence_bits);
     RETURN NEW;
 END
 $fn$;
