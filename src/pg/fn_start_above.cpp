@@ -10,13 +10,17 @@
 // durable mark covers that millisecond, so a restart after a crash starts
 // above it as well.  A millisecond ahead of the clock is a logical one (as if
 // borrowed), not a clock reading: the clock policy then applies to the next
-// id as after a step back, and the largest clock step is not inflated.
+// id as after a step back, and the largest clock step is not inflated.  An
+// id further ahead of the clock than snowflake.max_clock_backward_ms is
+// refused: the node could issue no id until its clock got there (an id from
+// another layout or a typing error, say), and the SQL edition refuses it too.
 #include "../core/id_word.hpp"
 #include "id_source.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "sql_values.hpp"
+#include "wall_clock.hpp"
 
 #include "firewall.hpp"
 
@@ -82,6 +86,17 @@ SNOWFLAKE_ENTRY(snowflake_start_above) {
     sfpg::check_can_generate();
     sfpg::SharedState *s = sfpg::g_shared;
     const int64 ms = id >> sfpg::g_layout.timestamp_shift();
+    const int64 ahead = ms - (sfpg::wall_clock_unix_ms() - sfpg::g_layout.epoch_ms);
+    if (ahead > sfpg::guc_max_clock_backward_ms)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("snowflake id %lld is %lld ms ahead of the clock", static_cast<long long>(id),
+                        static_cast<long long>(ahead)),
+                 errdetail("Ids after it could be issued only once the clock got there: more than "
+                           "max_clock_backward_ms (%d ms) ahead.",
+                           sfpg::guc_max_clock_backward_ms),
+                 errhint("Check the id (an id of another epoch or layout?) and the clocks of both "
+                         "nodes.")));
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     use_up_through(s, ms);
     LWLockRelease(&s->lock);

@@ -2,7 +2,9 @@
 # The performance benchmark: starts two servers and runs sf_bench, which
 # measures snowflake_nextval() side by side with the floor, nextval() CACHE 1 /
 # CACHE 100 and gen_random_uuid(), and the SQL edition's snowflake_nextval()
-# against nextval() CACHE 1 (see test/client/bench.cpp), then sf_sweep,
+# against nextval() CACHE 1 (see test/client/bench.cpp), then the SQL
+# edition's round trips with fsync on (test/scripts/sql_edition_roundtrip.sh),
+# then sf_sweep,
 # the same against a sweep of concurrent sessions (see test/client/sweep.cpp),
 # then test/scripts/time_bench.sh, time predicates on snowflake ids (a
 # one-day window asked four ways, on a table of its own server), then
@@ -159,6 +161,14 @@ if [ "$BENCH" = 1 ]; then
         --note "command: ${CMD% }" \
         --note "build: $BUILD" \
         --note "servers started by bench.sh with fsync=off, jit=off (JIT would distort per-row costs), autovacuum=off, shared_buffers=512MB; inserts go to UNLOGGED tables without an index (the generator, not index maintenance, is measured)"
+fi
+
+if [ "$BENCH" = 1 ]; then
+    # (i') The SQL edition, one id per round trip, on a server of its own with
+    # fsync and synchronous_commit on (the servers above run with fsync off).
+    echo
+    SF_RT_BENCH_PORT=${SF_RT_BENCH_PORT:-$((PORT_A + 4))} bash "$HERE/sql_edition_roundtrip.sh" \
+        "${QUICK[@]}" "$DIR/rt"
 fi
 
 if [ "$SWEEP" = 1 ]; then

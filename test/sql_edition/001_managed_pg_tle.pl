@@ -2,7 +2,8 @@
 # extension, and everything done as a role that is not a superuser:
 #   - installing through pg_tle (dist/snowflake_sql_pg_tle.sql, the steps
 #     docs/managed.md shows) and configuring the node;
-#   - what only the owner can do, and what no session can do (SET, writing
+#   - what only the owner can do, what another role needs granted (the
+#     grants docs/managed.md shows), and what no session can do (SET, writing
 #     the configuration or the sequences);
 #   - ids from 4 concurrent sessions: no duplicate, each session increasing;
 #     the same from 8 sessions with a layout of 4 ids per millisecond and no
@@ -66,8 +67,18 @@ cmp_ok(abs($p->{unix_ms} - time * 1000), '<', 5000, '... and the time they were 
 
 # ---- only the owner configures; no session changes the identity -----------
 add_role($node, 'reader', "GRANT USAGE ON SCHEMA $ids TO reader");
+($ret, $out, $err) = psql_as($node, 'postgres', 'reader', "SELECT $ids.snowflake_nextval()");
+like($err, qr/permission denied for (sequence snowflake_sql_counter|function snowflake_sql_next_slow)/,
+	'another role makes no ids without the grants');
+($ret, $out, $err) = psql_as($node, 'postgres', 'reader', "SELECT $ids.snowflake_sql_next_slow()");
+like($err, qr/permission denied for function snowflake_sql_next_slow/, '... nor calls the slow path');
+# The grants docs/managed.md shows, for this role and schema.
+safe_psql_as($node, 'postgres', 'app_owner',
+	doc_block('app-grants.sql') =~ s/\bids\b/$ids/gr =~ s/\bapp\b/reader/gr);
 cmp_ok(safe_psql_as($node, 'postgres', 'reader', "SELECT $ids.snowflake_nextval()"), '>', $id,
-	'another role makes ids');
+	'with the documented grants, another role makes ids');
+like(safe_psql_as($node, 'postgres', 'reader', "SELECT worker_id FROM $ids.snowflake_status"), qr/^7$/,
+	'... and reads snowflake_status');
 ($ret, $out, $err) = psql_as($node, 'postgres', 'reader', "SELECT $ids.snowflake_configure(worker_id => 8)");
 like($err, qr/permission denied for function snowflake_configure/, '... but cannot configure the node');
 ($ret, $out, $err) = psql_as($node, 'postgres', 'reader', "SELECT $ids.snowflake_start_above(1)");
@@ -144,8 +155,8 @@ session_do($s, 'BEGIN');
 my $held = session_do($s, 'SELECT snowflake_nextval() FROM (SELECT pg_sleep(0.002) FROM generate_series(1, 20)) s');
 is(scalar(split /\n/, $held), 20, 'session A holds 20 ids, made over several milliseconds, in an open transaction');
 my $apid = session_do($s, 'SELECT pg_backend_pid()');
-is($node->safe_psql('postgres', "SELECT count(*) FROM pg_locks WHERE pid = $apid AND (locktype = 'advisory' OR locktype = 'tuple')"),
-	0, '... and holds no advisory lock and no row lock');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_locks WHERE pid = $apid AND (locktype = 'advisory' OR locktype = 'tuple' OR relation = '$ids.snowflake_sql_lock'::regclass)"),
+	0, '... and holds no advisory lock, no row lock and not the edition\'s lock');
 my $t0 = time;
 ($ret, $out, $err) = psql_as($node, 'postgres', 'reader', <<"EOS");
 SET lock_timeout = '2s';

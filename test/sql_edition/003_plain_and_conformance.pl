@@ -143,6 +143,51 @@ for my $case ([ 'postgres', $c_default, 'the default layout' ], [ 'custom', $c_c
 	is(scalar(grep { $_->[3] eq ($db eq 'custom' ? '0' : '4') && $_->[4] eq ($db eq 'custom' ? '100' : '11') } @fields),
 		2000, '... to the identity of the node that made them');
 }
+# ---- the layout guard cannot be got around ---------------------------------
+# (In database wide below, after ids: DELETE then configure, and a row
+# written with the triggers disabled, as a data-only restore does.)
+sub layout_guard_checks
+{
+	my ($db) = @_;
+	my ($ret, $out, $err) = psql_as($plain, $db, 'owner1',
+		'DELETE FROM ids.snowflake_sql_config; '
+		  . 'SELECT ids.snowflake_configure(worker_id => 0, datacenter_bits => 0, worker_bits => 0, sequence_bits => 10)');
+	like($err, qr/ERROR:  sequence_bits differs from the value the ids of this node were issued under/,
+		'DELETE of the configuration, then a new layout: refused');
+	$plain->safe_psql($db, <<'EOS');
+BEGIN;
+SET LOCAL session_replication_role = replica;
+DELETE FROM ids.snowflake_sql_config;
+INSERT INTO ids.snowflake_sql_config (epoch_ms, datacenter_bits, worker_bits, sequence_bits,
+    datacenter_id, worker_id, clock_backward_policy, max_clock_backward_ms)
+VALUES (1288834974657, 0, 0, 10, 0, 0, 'borrow', 10000);
+COMMIT;
+EOS
+	install_plain($plain, $db, 'owner1', 'ids');    # bakes the row it finds
+	($ret, $out, $err) = psql_as($plain, $db, 'owner1', 'SELECT pg_sleep(0.002); SELECT ids.snowflake_nextval()');
+	like($err, qr/ERROR:  sequence_bits differs from the value the ids of this node were issued under/,
+		'a row written without the triggers (a data-only restore): no id, and an error that says why');
+}
+
+# ---- the fast path's clock; a lifetime past timestamptz --------------------
+# At every exact millisecond (and 999 us after it) of 100,000, the clock's
+# millisecond by floor, as the slow path (numeric) and the C extension take it.
+is(safe_psql_as($plain, 'postgres', 'owner1', <<'EOS'), '0', "the fast path's clock takes the millisecond by floor");
+SELECT count(*) FROM generate_series(0, 99999) i,
+     LATERAL (VALUES (TIMESTAMPTZ '2026-11-27 10:00:00+00' + i * INTERVAL '1.001 ms'),
+                     (TIMESTAMPTZ '2026-11-27 10:00:00.000999+00' + i * INTERVAL '1 ms')) t(ts)
+WHERE ids.snowflake_sql_unix_ms(ts) <> floor(extract(epoch FROM ts) * 1000)
+EOS
+$plain->safe_psql('postgres', 'CREATE DATABASE wide');
+$plain->safe_psql('wide', 'CREATE SCHEMA ids; GRANT USAGE, CREATE ON SCHEMA ids TO owner1');
+install_plain($plain, 'wide', 'owner1', 'ids');
+safe_psql_as($plain, 'wide', 'owner1',
+	'SELECT ids.snowflake_configure(worker_id => 0, datacenter_bits => 0, worker_bits => 0, sequence_bits => 9)');
+is(safe_psql_as($plain, 'wide', 'owner1', 'SELECT timestamp_bits, lifetime_end FROM ids.snowflake_status'),
+	'54|infinity', 'snowflake_status: a lifetime past timestamptz\'s range is infinity, as in the C extension');
+safe_psql_as($plain, 'wide', 'owner1', 'SELECT ids.snowflake_nextval() FROM generate_series(1, 100)');
+layout_guard_checks('wide');
+
 $c_default->stop;
 $c_custom->stop;
 $plain->stop;

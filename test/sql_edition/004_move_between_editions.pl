@@ -129,6 +129,17 @@ cmp_ok(min(@after), '>', $h, 'after the step (and a kill -9), every id is above 
 cmp_ok(min(@after), '>', max(@before), '... so above every id made before the move');
 is($sqlsrv->safe_psql('shop2', 'SELECT count(*) = count(DISTINCT id) FROM orders'), 't',
 	'no id twice in the table that went there and back');
+# ---- an id further ahead of the clock than max_clock_backward_ms ---------
+# Both editions refuse it (else the node could issue no id until 2080).
+my ($r1, $o1, $e1) = $csrv->psql('shop', 'SELECT snowflake_start_above(9223372036854775807)');
+like($e1, qr/ERROR:  snowflake id 9223372036854775807 is \d+ ms ahead of the clock\n.*more than max_clock_backward_ms \(10000 ms\) ahead/s,
+	'the C extension refuses to start above an id too far ahead of its clock');
+my ($r2, $o2, $e2) = psql_as($sqlsrv, 'shop2', 'app', 'SELECT snowflake_start_above(9223372036854775807)');
+like($e2, qr/ERROR:  snowflake id 9223372036854775807 is \d+ ms ahead of the clock\n.*more than max_clock_backward_ms \(10000 ms\) ahead/s,
+	'... and so does the SQL edition');
+cmp_ok($csrv->safe_psql('shop', 'SELECT snowflake_nextval()'), '>', 0, '... and both go on making ids');
+cmp_ok(safe_psql_as($sqlsrv, 'shop2', 'app', 'SELECT snowflake_nextval()'), '>', max(@after), '...');
+
 $csrv->stop;
 $sqlsrv->stop;
 done_testing();

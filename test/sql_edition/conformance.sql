@@ -137,6 +137,18 @@ SELECT snowflake_decode('');
 SELECT snowflake_decode('---', 'base32');
 SELECT snowflake_decode('---', 'hex');
 SELECT snowflake_decode('1', 'base16');
+-- Long texts: read in one pass (the error, or the id, of the whole text).
+SELECT snowflake_decode(repeat('1', 100000));
+SELECT snowflake_decode(repeat('0', 100000) || '15G63YLn9Ae');
+SELECT snowflake_decode(repeat('0', 100000) || '910499571847892992');
+SELECT snowflake_decode(repeat('0', 100000) || '1', 'hex');
+SELECT snowflake_decode(repeat('0', 99999) || '80000000000000000', 'hex');
+SELECT snowflake_decode(repeat('1', 99999) || '!');
+SELECT snowflake_decode(repeat('z', 99999) || 'é', 'base32');
+SELECT snowflake_decode(repeat('-', 100000), 'base32');
+SELECT snowflake_decode(repeat('0s8n-', 20000) || '0s8n-yh5e-2740-0', 'base32');
+SELECT snowflake_decode(repeat('0', 200000) || '1');
+SELECT snowflake_decode(repeat('9', 200000));
 SELECT snowflake_decode(NULL) IS NULL AS strict;
 SELECT count(*) AS round_trips FROM generate_series(0, 62 * 62 * 3, 7) x
 WHERE snowflake_decode(snowflake_encode(x)) = x

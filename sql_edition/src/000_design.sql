@@ -1,0 +1,88 @@
+-- snowflake_sql: the SQL edition of snowflake (SPEC section 8).
+--
+-- SQL and PL/pgSQL only: no C, no preloading, no file on the server, no
+-- superuser.  The source is one file per object (or family) in this folder,
+-- run in the order of their names; `make sql-edition` (sql_edition/build.sh)
+-- turns them into both ways to install it: dist/snowflake_sql_pg_tle.sql
+-- (pg_tle's install_extension, then CREATE EXTENSION snowflake_sql) and
+-- dist/snowflake_sql.sql (a plain script for psql -f, by any role with CREATE
+-- on a schema).  So the files must run unchanged as an extension script, as an
+-- extension update script (from any earlier version), and as a plain script
+-- run again over an older install: every statement is idempotent (CREATE OR
+-- REPLACE, IF NOT EXISTS) and the state objects are never recreated.  The
+-- objects go into the current schema.
+--
+-- Ids have the C extension's layout and epoch (configurable with
+-- snowflake_configure, like the C extension's settings), and the functions
+-- that both editions have carry the same names and signatures.
+--
+-- ===========================================================================
+-- How ids are made, and why no id is ever handed out twice
+-- ===========================================================================
+--
+-- State, per database (the node): three sequences, all CACHE 1.
+--   snowflake_sql_counter (C)  counts in id units: its values ARE ids.
+--   snowflake_sql_bound   (G)  the published region: every id of the
+--                              current region is below it.
+--   snowflake_sql_mark    (M)  a millisecond every published region is
+--                              below (durable; C and G are unlogged).
+-- A region is the ids of one millisecond m for this node's identity: from
+--   base(m) = m << shift | node  up to  G = base(m) + 2^sequence_bits,
+-- excluded; G of a later millisecond is above every id of an earlier one.
+--
+-- Taking an id (the fast path, snowflake_nextval, one SQL expression):
+--   R1  hi := last value of G
+--   R2  a  := nextval(C)
+--   R3  read the clock t; accept a  iff  a < hi  and  hi > t << shift
+--       (the region is not older than the clock's millisecond).
+-- Anything else goes to the slow path (snowflake_sql_next_slow), which moves
+-- to a new region m under a lock held only inside the call (014_lock.sql):
+--   J1  setval(C, base(m))      (the caller takes base(m) itself)
+--   J2  setval(G, base(m) + 2^sequence_bits)   -- publication, after J1
+-- with m greater than the millisecond of every region published before.
+--
+-- Claim: an id accepted (by the fast path, or by the slow path, which takes
+-- ids the same way, R1..R3, or is the jumper taking base(m)) is accepted by
+-- no other call.
+--  * Every accepted a lies in the region published before its R1: G only
+--    grows, and after a region's publication (J2) C is at or above its base
+--    (J1 came first), so a >= base(region read at R1), and a < hi bounds it
+--    above.  (Regions only grow: a later J1 sets C to a higher base.)
+--  * Within a region, C hands out each value once between two setvals.  A
+--    value can be handed out twice only if a setval moved C back to or below
+--    it.  J1 of region m sets C to base(m) while C may already have counted
+--    into region m or beyond (values handed out between the reader's R2 and
+--    the jump): such a value v >= base(m) was handed out *before* J1, so
+--    before J2, so its reader's R1 saw a region below m, whose hi <= base(m)
+--    <= v: the reader rejected v.  Values of earlier regions are never handed
+--    out again (C never goes back below base(m) > every earlier region).
+--  * Hence each accepted value is handed out exactly once, and values of
+--    different regions differ (different milliseconds).  Ids are increasing
+--    in the order C hands them out: within a region C counts up; a new
+--    region's base is above every id of every earlier region.
+-- The order R1 before R2 is what makes this hold: it is written as the left
+-- operand of a comparison whose right operand holds R2; PostgreSQL evaluates
+-- a function's (and an operator's) arguments in order.  Counting in id units
+-- means more than 2^sequence_bits ids in a millisecond carry out of the
+-- region into the node bits: such values are >= hi and rejected, never
+-- issued; the slow path then waits for the next millisecond.
+--
+-- No session waits for another session's transaction: nextval, setval and
+-- reading a sequence never wait for transactions; the slow path's lock is
+-- taken and released within the call, in a block that always ends rolled
+-- back, so an error or a cancel anywhere releases it too.
+--
+-- Crashes: C and G are unlogged (no WAL, no transaction id, so no WAL flush
+-- for a transaction that only takes ids); a crash resets them to "no
+-- region".  M is logged: a new region m is published only after a setval of
+-- M above m (J0, before J1, ahead by up to a second, so about once a second),
+-- and the slow path, finding no region, starts at M (as if M - 1 were used
+-- up: the clock policy applies while the clock is behind it).  An id used by
+-- a transaction that committed a write is never handed out again: that
+-- transaction took a transaction id, and its commit record, which the commit
+-- flushes, follows J0's WAL record.  An id given to a transaction that never
+-- committed (or that committed without writing anything, like a bare SELECT
+-- snowflake_nextval()) may be handed out again after a crash -- the rule of
+-- serial.
+-- ===========================================================================
+

@@ -1,0 +1,22 @@
+-- ===========================================================================
+-- State
+-- ===========================================================================
+
+-- The node's configuration: one row, written by snowflake_configure (its
+-- owner only).  pg_dump keeps it (it is the extension's configuration table).
+CREATE TABLE IF NOT EXISTS @extschema@.snowflake_sql_config (
+    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    epoch_ms bigint NOT NULL,
+    datacenter_bits integer NOT NULL,
+    worker_bits integer NOT NULL,
+    sequence_bits integer NOT NULL,
+    datacenter_id integer NOT NULL,
+    worker_id integer NOT NULL,
+    clock_backward_policy text NOT NULL,
+    max_clock_backward_ms integer NOT NULL,
+    configured_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    configured_by name NOT NULL DEFAULT CURRENT_USER
+);
+COMMENT ON TABLE @extschema@.snowflake_sql_config IS
+    'snowflake_sql: this database''s node identity, layout and clock policy (set by snowflake_configure)';
+

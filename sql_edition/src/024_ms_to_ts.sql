@@ -1,0 +1,24 @@
+-- The instant unix_ms milliseconds after 1970-01-01 UTC, exactly (no
+-- floating point), or the C extension's error outside timestamptz's range.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_ms_to_ts(unix_ms bigint)
+RETURNS timestamptz
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+RETURN CASE
+    WHEN unix_ms < -210866803200000 OR unix_ms >= 9224318016000000 THEN
+        @extschema@.snowflake_sql_raise(NULL::timestamptz, '22008',
+                            'timestamp out of range: ' || unix_ms || ' ms after 1970-01-01')
+    ELSE (TIMESTAMP '1970-01-01 00:00:00' + (unix_ms / 86400000) * INTERVAL '1 day'
+          + (unix_ms % 86400000) * INTERVAL '1 millisecond') AT TIME ZONE 'UTC'
+END;
+
+-- The same, but infinity (or -infinity) outside timestamptz's range, as the
+-- C extension's snowflake_status shows a lifetime past it.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_ms_to_ts_or_infinity(unix_ms bigint)
+RETURNS timestamptz
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+RETURN CASE
+    WHEN unix_ms < -210866803200000 THEN '-infinity'::timestamptz
+    WHEN unix_ms >= 9224318016000000 THEN 'infinity'::timestamptz
+    ELSE @extschema@.snowflake_sql_ms_to_ts(unix_ms)
+END;
+
