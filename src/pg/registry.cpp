@@ -35,6 +35,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wall_clock.hpp"
 
 #include "registry_client.hpp"
 
@@ -141,7 +142,7 @@ Call registry_call(const char *sql_fmt, int nparams, const Oid *types, const cha
 // Logs a failure at LOG the first time, at DEBUG1 while it stays the same.
 void log_failure(const char *what, const Call &c, char *last, size_t last_len) {
     char line[700];
-    snprintf(line, sizeof line, "%s%s", c.refused ? "the registry refused " : "", c.msg);
+    snprintf(line, sizeof line, "%s%s", c.refused ? "the registry refused: " : "", c.msg);
     ereport(strcmp(last, line) == 0 ? DEBUG1 : LOG,
             (errmsg("snowflake registrar: could not %s: %s", what, line)));
     strlcpy(last, line, last_len);
@@ -209,6 +210,8 @@ bool reserve_once(SharedState *s, bool *refused) {
     IdentityView v;
     if (!identity_in_use(&v) || v.source != IdentitySource::Configured)
         return true;  // nothing to reserve (the identity moved meanwhile)
+    // The confirmation lasts from now (IdentityShared::lease_until_unix_ms).
+    const int64_t sent = wall_clock_unix_ms();
     char key[snowflake::kNodeKeyMaxLen + 1], dc_bits[16], w_bits[16], dc[16], worker[16], tl[16],
         ids_until[24];
     identity_node_key(key, sizeof key);
@@ -230,12 +233,13 @@ bool reserve_once(SharedState *s, bool *refused) {
         7, types, params);
     if (!c.ok) {
         log_failure("reserve the configured pair", c, last_verdict, sizeof last_verdict);
+        identity_note_registry_failure(s, RegistryState::Waiting, last_verdict);
         return false;
     }
     const int64_t until = PQgetisnull(c.res, 0, 0) ? -1 : strtoll(PQgetvalue(c.res, 0, 0), nullptr, 10);
     const char *by = PQgetisnull(c.res, 0, 1) ? nullptr : PQgetvalue(c.res, 0, 1);
     const char *why = PQgetisnull(c.res, 0, 2) ? nullptr : PQgetvalue(c.res, 0, 2);
-    identity_registry_verdict(s, v.datacenter_id, v.worker_id, until, by, why);
+    identity_registry_verdict(s, v.datacenter_id, v.worker_id, v.generation, sent, until, by, why);
     char verdict[700];
     if (why)
         snprintf(verdict, sizeof verdict, "the registry refuses datacenter_id %s worker_id %s to "
@@ -271,6 +275,8 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     snprintf(w_text, sizeof w_text, "%d", held_worker);
     const char *params[5] = {key, dc_bits, w_bits, dc_text, w_text};
     const Oid types[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID};
+    // The confirmation lasts from now (IdentityShared::lease_until_unix_ms).
+    const int64_t sent = wall_clock_unix_ms();
     Call c = registry_call(
         holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, $3, "
                   "$4, $5)"
@@ -300,7 +306,8 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     }
 
     int old_dc, old_worker;
-    switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker)) {
+    switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker,
+                                 IdentitySource::Claimed, sent)) {
     case Adopted::ConfiguredWins:
         ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
                              "identity is used and reserved instead of a claim")));
@@ -326,6 +333,16 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     }
     *first_confirmation = false;
     return true;
+}
+
+// How often a confirmed pair is renewed: every minute, and at least three
+// times per snowflake.registry_lease, so that a renewal that fails is
+// retried before the confirmation runs out.
+long renew_interval_ms(SharedState *s) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const long third = s->identity.lease_ms / 3;
+    LWLockRelease(&s->lock);
+    return third < kRenewMs ? third : kRenewMs;
 }
 
 void forget_latch(int, Datum) {
@@ -359,10 +376,9 @@ static void registrar_body() {
     if (!identity_is_configured(s))
         identity_note_registry_failure(s, RegistryState::Waiting, "no answer from the registry yet");
     // Claim or reserve (or confirm the resumed claim) now, then every
-    // minute, and at once when the identity changes (the latch).  Failures
-    // are logged with the reason; retries double from 1 s, up to 10 s while
-    // the node has no pair (or the registry refuses its configured one) and
-    // up to the renewal interval once it holds one.
+    // minute (more often with a short snowflake.registry_lease), and at once
+    // when the identity changes (the latch).  Failures are logged with the
+    // reason; retries double from 1 s up to 10 s.
     bool first_confirmation = true;
     long retry_ms = kRetryMs;
     for (;;) {
@@ -373,14 +389,15 @@ static void registrar_body() {
         bool refused = false;
         const bool done = identity_is_configured(s) ? reserve_once(s, &refused)
                                                     : claim_once(s, &first_confirmation);
+        const long renew_ms = renew_interval_ms(s);
         if (done && !refused) {
-            wait_ms = kRenewMs;
+            wait_ms = renew_ms;
             retry_ms = kRetryMs;
         } else {
-            int dc, worker;
-            const long cap =
-                !refused && identity_held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
-            wait_ms = retry_ms;
+            // Soon, whether the node holds a pair or not: ids under it stop
+            // when its confirmation runs out.
+            const long cap = kMaxRetryMs < renew_ms ? kMaxRetryMs : renew_ms;
+            wait_ms = retry_ms < cap ? retry_ms : cap;
             retry_ms = retry_ms * 2 > cap ? cap : retry_ms * 2;
         }
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,

@@ -16,6 +16,20 @@ extern int guc_max_clock_backward_ms;
 extern bool guc_random_sequence_start;
 extern char *guc_registry;           // snowflake.registry ('' = none)
 extern char *guc_citus_database;     // snowflake.citus_database ('' = none)
+// The registry's confirmation of the node's pair (node_identity.hpp):
+extern int guc_registry_wait_timeout_ms;  // how long an id waits for it
+extern int guc_registry_lease_s;          // how long one confirmation lasts
+extern bool guc_issue_without_registry;   // opt-in: issue ids without it
+
+// The registry gives a pair whose holder has been silent this long to
+// another node (snowflake_registry_reserve, snowflake_registry_release),
+// and the clock-skew margin between two servers' clocks that the docs
+// state (operations.md, "Handing an identity over").  A confirmation lasts
+// at most kRegistryGiveWayS - 2 * kClockSkewMarginS on the node's own clock
+// (the registry's clock, and the next holder's, may each be a margin off).
+constexpr int kRegistryGiveWayS = 600;
+constexpr int kClockSkewMarginS = 1;
+constexpr int kRegistryLeaseMaxS = kRegistryGiveWayS - 2 * kClockSkewMarginS;
 
 // The layout every backend uses: fixed at server start.
 extern snowflake::Layout g_layout;
