@@ -396,6 +396,15 @@ bool identity_lease_ran_out_locked(const SharedState *s) {
     return !lease_holds(s->identity, wall_clock_unix_ms());
 }
 
+bool identity_awaits_confirmation(SharedState *s) {
+    const IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool awaits = id.worker_id >= 0 && lease_required(id) && id.lease_until_unix_ms < 0 &&
+                        !id.blocked_refused;
+    LWLockRelease(&s->lock);
+    return awaits;
+}
+
 int64_t identity_mark_cap_locked(const SharedState *s) {
     const IdentityShared &id = s->identity;
     if (!lease_required(id))

@@ -253,6 +253,11 @@ void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
                                int64_t retired_until_unix_ms, const char *retired_by,
                                const char *refused);
 
+// For the registrar: whether the identity in use needs the registry's
+// confirmation and has none since its start or last change (and is not
+// refused).  Takes the lock.
+bool identity_awaits_confirmation(SharedState *s);
+
 // For the reserver, with the lock held: the latest millisecond (after the
 // epoch) an id may carry under the registry's confirmation, or INT64_MAX
 // when no confirmation is needed (see IdentityShared::lease_until_unix_ms).

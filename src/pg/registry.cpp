@@ -380,6 +380,7 @@ static void registrar_body() {
     // when the identity changes (the latch).  Failures are logged with the
     // reason; retries double from 1 s up to 10 s.
     bool first_confirmation = true;
+    bool asked_again = false;
     long retry_ms = kRetryMs;
     for (;;) {
         if (got_sigterm)
@@ -390,16 +391,25 @@ static void registrar_body() {
         const bool done = identity_is_configured(s) ? reserve_once(s, &refused)
                                                     : claim_once(s, &first_confirmation);
         const long renew_ms = renew_interval_ms(s);
-        if (done && !refused) {
+        if (done && !refused && identity_awaits_confirmation(s) && !asked_again) {
+            // The identity changed while the registry answered for the old
+            // one (a reload, whose wake-up the call consumed): ask at once.
+            wait_ms = 0;
+            asked_again = true;
+        } else if (done && !refused) {
             wait_ms = renew_ms;
             retry_ms = kRetryMs;
+            asked_again = false;
         } else {
+            asked_again = false;
             // Soon, whether the node holds a pair or not: ids under it stop
             // when its confirmation runs out.
             const long cap = kMaxRetryMs < renew_ms ? kMaxRetryMs : renew_ms;
             wait_ms = retry_ms < cap ? retry_ms : cap;
             retry_ms = retry_ms * 2 > cap ? cap : retry_ms * 2;
         }
+        if (wait_ms == 0)
+            continue;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);

@@ -25,11 +25,13 @@ extern bool guc_issue_without_registry;   // opt-in: issue ids without it
 // another node (snowflake_registry_reserve, snowflake_registry_release),
 // and the clock-skew margin between two servers' clocks that the docs
 // state (operations.md, "Handing an identity over").  A confirmation lasts
-// at most kRegistryGiveWayS - 2 * kClockSkewMarginS on the node's own clock
-// (the registry's clock, and the next holder's, may each be a margin off).
+// at most 597 s on the node's own clock: the registry's clock may be a
+// margin behind it, the next holder's a margin behind the registry's, and
+// one second more puts the next holder's first id strictly after the
+// node's last (operations.md, "The registry's confirmation": the timeline).
 constexpr int kRegistryGiveWayS = 600;
 constexpr int kClockSkewMarginS = 1;
-constexpr int kRegistryLeaseMaxS = kRegistryGiveWayS - 2 * kClockSkewMarginS;
+constexpr int kRegistryLeaseMaxS = kRegistryGiveWayS - 2 * kClockSkewMarginS - 1;
 
 // The layout every backend uses: fixed at server start.
 extern snowflake::Layout g_layout;
