@@ -2,10 +2,10 @@
 # onto a pair that another node retired until a time still to come issues
 # no id dated at or before that time, even when the registry is slow.
 #
-#   node P: configured with 0/9 and the registry, its clock 10 s ahead
+#   node P: configured with 0/9 and the registry, its clock 20 s ahead
 #     while it issues ids; killed with kill -9, restarted with its clock
-#     right (the ids it issues then are borrowed 10 s ahead of it), then
-#     reloaded to 0/10: it retires 0/9 until about 10 s from now;
+#     right (the ids it issues then are borrowed 20 s ahead of it), then
+#     reloaded to 0/10: it retires 0/9 until about 20 s from now;
 #   node Q: configured with 0/8, reloaded onto 0/9 while the registry's
 #     table is locked for 3 s: it waits for the registry's answer, then
 #     holds its ids back until retired_until has passed.
@@ -30,12 +30,21 @@ my $line = registry_line($registry);
 my $issue = 'WITH i AS (INSERT INTO ids SELECT snowflake_generate(1000) RETURNING 1)
              SELECT count(*) = 1000 FROM i';
 
-# ---- Node P: ids under 0/9 dated 10 s ahead, a crash, a reload to 0/10.
+# Node Q first, so that it is running by the time P has left 0/9.
+my $q = new_node('handover2_q');
+set_case($q, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 8', $line);
+$q->start;
+$q->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$registry->poll_query_until('postgres',
+	"SELECT kind = 'configured' FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 8)")
+  or die 'Q never reserved 0/8';
+
+# ---- Node P: ids under 0/9 dated 20 s ahead, a crash, a reload to 0/10.
 my $p = new_node('handover2_p');
 $p->append_conf('postgresql.conf', 'restart_after_crash = off');
 set_case($p, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 9', $line,
 	'snowflake.max_clock_backward_ms = 30000');
-set_clock($p, '+10');
+set_clock($p, '+20');
 start_node($p, faketime => 1);
 $p->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE ids (id bigint)');
 $p->poll_query_until('postgres', $issue)
@@ -55,20 +64,13 @@ my $until = $p->safe_psql('postgres',
 	'SELECT (extract(epoch FROM retired_until) * 1000)::bigint FROM snowflake_status');
 my @ids_p = ids_of_pair([ split /\n/, $p->safe_psql('postgres', 'SELECT id FROM ids') ], 0, 9);
 note 'retired_until is ' . ($until - now_unix_ms()) . ' ms ahead of the clock';
-cmp_ok($until - now_unix_ms(), '>', 5000, 'P retired 0/9 until more than 5 s from now');
+cmp_ok($until - now_unix_ms(), '>', 8000, 'P retired 0/9 until more than 8 s from now');
 $registry->poll_query_until('postgres',
 	"SELECT (extract(epoch FROM retired_until) * 1000)::bigint = $until
      FROM snowflake_registry_retired WHERE (datacenter_id, worker_id) = (0, 9)")
   or die 'the registry never learned that P left 0/9';
 
 # ---- Node Q moves onto 0/9 while the registry is slow.
-my $q = new_node('handover2_q');
-set_case($q, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 8', $line);
-$q->start;
-$q->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-$registry->poll_query_until('postgres',
-	"SELECT kind = 'configured' FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 8)")
-  or die 'Q never reserved 0/8';
 my $lock = lock_registry($registry);
 my $t_lock = time;
 set_case($q, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 9', $line);
