@@ -9,10 +9,11 @@
 //     the moment of adopting it;
 //   - an adopted claim is recorded in snowflake.state with the node's key, so
 //     a crash restart, a clean restart or a restarted registrar resume the
-//     same pair without the registry; only the node whose key it is resumes
-//     it (a pg_basebackup clone has another host or port);
-//   - the registry is asked again at start and then every minute, with the
-//     pair the node holds: it answers with the node's claim (the same pair),
+//     same pair (ids under it wait for the registry's confirmation, below);
+//     only the node whose key it is resumes it (a pg_basebackup clone has
+//     another host or port);
+//   - the registry is asked again at start and then every minute (or a third
+//     of snowflake.registry_lease), with the pair the node holds: it answers with the node's claim (the same pair),
 //     and when the claim is missing (restored registry, released by hand) it
 //     records the pair again if it is free, else hands out a free one, which
 //     the node then moves to;
@@ -24,7 +25,13 @@
 //     node obeys (identity_registry_verdict);
 //   - whenever the node's retired identity (snowflake_status.retired_identity)
 //     is one it has not reported yet, it tells the registry, with
-//     retired_until, so that no other node gets the pair before then.
+//     retired_until, so that no other node gets the pair before then;
+//   - every answer that gives or confirms the pair in use (a claim, a
+//     renewal, a reservation not refused) is the node's confirmation: ids
+//     under the pair carry times up to the moment the request was sent plus
+//     snowflake.registry_lease, and none before the first confirmation
+//     after a start or a change of identity (node_identity.hpp,
+//     IdentityShared::lease_until_unix_ms).
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
