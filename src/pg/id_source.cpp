@@ -1,3 +1,4 @@
+#include <cstring>
 #include <ctime>
 
 #include "../core/id_path.hpp"
@@ -11,6 +12,9 @@
 #include "wall_clock.hpp"
 
 #include "pg_includes.hpp"
+extern "C" {
+#include "libpq-fe.h"
+}
 #if PG_VERSION_NUM >= 150000
 extern "C" {
 #include "common/pg_prng.h"
@@ -71,7 +75,22 @@ void nap(long ms) {
 struct WaitState {
     int64_t clock_deadline = -1;        // monotonic ms; policy wait
     int64_t reservation_deadline = -1;  // monotonic ms
+    int64_t registry_deadline = -1;     // monotonic ms
 };
+
+// Waits a little for the registry's confirmation of the node's pair
+// (node_identity.hpp), never holding the lock; false once
+// snowflake.registry_wait_timeout has passed.
+bool wait_for_registry(WaitState *w) {
+    const int64_t mono = monotonic_ms();
+    if (w->registry_deadline < 0)
+        w->registry_deadline = mono + guc_registry_wait_timeout_ms;
+    const int64_t left = w->registry_deadline - mono;
+    if (left <= 0)
+        return false;
+    nap(static_cast<long>(left < 10 ? left : 10));
+    return true;
+}
 
 // Spins to the next millisecond on this process's own clock, touching no
 // shared line (no thundering herd on the word).  Precise by design: sleeping
@@ -280,9 +299,56 @@ void count_wait(BackendCounters *c) {
     pg_atomic_write_u64(&c->sequence_waits, pg_atomic_read_u64(&c->sequence_waits) + 1);
 }
 
+// Where snowflake.registry points, without its password or other options:
+// host, port and database.
+const char *registry_address() {
+    static char buf[300];
+    char host[128] = "", port[16] = "", db[128] = "";
+    PQconninfoOption *opts = PQconninfoParse(guc_registry, nullptr);
+    for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+        char *dst = strcmp(o->keyword, "host") == 0 ? host
+                    : strcmp(o->keyword, "hostaddr") == 0 && !host[0] ? host
+                    : strcmp(o->keyword, "port") == 0 ? port
+                    : strcmp(o->keyword, "dbname") == 0 ? db : nullptr;
+        if (dst && o->val && o->val[0])
+            strlcpy(dst, o->val, dst == port ? sizeof port : sizeof host);
+    }
+    if (opts)
+        PQconninfoFree(opts);
+    snprintf(buf, sizeof buf, "host=%s port=%s dbname=%s", host[0] ? host : "(default)",
+             port[0] ? port : "(default)", db[0] ? db : "(default)");
+    return buf;
+}
+
+// No confirmation from the registry within snowflake.registry_wait_timeout.
+[[noreturn]] void report_awaiting_registry(const IdentityBlock &b) {
+    static char lease[160];
+    if (b.lease_until_unix_ms < 0)
+        snprintf(lease, sizeof lease, "has not confirmed it since this node's start or last "
+                 "change of identity");
+    else
+        snprintf(lease, sizeof lease, "last confirmed it until %s (snowflake.registry_lease)",
+                 timestamptz_to_str(
+                     DatumGetTimestampTz(unix_ms_to_timestamptz(b.lease_until_unix_ms))));
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake ids under datacenter_id %d worker_id %d wait for the registry to "
+                    "confirm the pair to this node",
+                    b.datacenter_id, b.worker_id),
+             errdetail("The registry (%s) %s; waited %d ms (snowflake.registry_wait_timeout).%s%s",
+                       registry_address(), lease, guc_registry_wait_timeout_ms,
+                       b.registry_error[0] ? " Its last failure: " : "", b.registry_error),
+             errhint("No id is issued under a pair the registry has not confirmed: another node "
+                     "may hold it. Check that the registry is reachable (the \"snowflake "
+                     "registrar\" lines in the server log); ids resume as soon as it answers.")));
+    pg_unreachable();
+}
+
 // The registry's verdict on this node's pair (node_identity.hpp), after
 // releasing the lock.
 [[noreturn]] void report_blocked(const IdentityBlock &b) {
+    if (b.awaiting_registry)
+        report_awaiting_registry(b);
     if (b.refused)
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -324,8 +390,10 @@ Slow take_slow(SharedState *s, snowflake::Request req, snowflake::Result *r,
         LWLockRelease(&s->lock);
         return Slow::NoIdentity;
     }
-    // An identity with no node published is held back by the registry.
-    if (unlikely(static_cast<int64>(pg_atomic_read_u64(&s->node)) < 0) &&
+    // An identity with no node published is held back by the registry, or
+    // waits for its confirmation; so is one whose confirmation ran out.
+    if ((unlikely(static_cast<int64>(pg_atomic_read_u64(&s->node)) < 0) ||
+         identity_lease_ran_out_locked(s)) &&
         !identity_unblock_if_due_locked(s, blocked)) {
         LWLockRelease(&s->lock);
         return Slow::Blocked;
@@ -394,6 +462,8 @@ pg_noinline int64_t take_ids_loop(int64_t want, int64_t *first) {
         snowflake::Result r;
         IdentityBlock blocked;
         const Slow slow = take_slow(s, req, &r, &blocked);
+        if (slow == Slow::Blocked && blocked.awaiting_registry && wait_for_registry(&w))
+            continue;
         if (slow == Slow::Blocked)
             report_blocked(blocked);
         if (slow == Slow::NoIdentity) {

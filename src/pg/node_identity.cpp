@@ -47,6 +47,8 @@ struct SharedWord {
 // Processes whose fetch-and-add may still land on the word after a change.
 int64_t max_adders(const SharedState *s) { return s->use_fetch_add ? s->n_counters : 0; }
 
+bool lease_required(const IdentityShared &id);
+
 // Changes the identity ids are issued under, on a running node; the caller
 // holds the lock exclusively.  In this order:
 //   - the usable mark comes down to the word's millisecond, so that the
@@ -70,10 +72,16 @@ void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentityS
     id.source = worker_id < 0 ? IdentitySource::None : source;
     if (from == to)
         return;
-    // What the registry said was about the old pair.
+    // What the registry said was about the old pair, and so was its
+    // confirmation.
     id.blocked_refused = false;
     id.blocked_reason[0] = '\0';
-    const int64 node = worker_id < 0 ? -1 : g_layout.node_bits(datacenter_id, worker_id);
+    id.lease_until_unix_ms = -1;
+    // Until the registry confirms the new pair, the fast path reads no node
+    // (publish_usable publishes it then).
+    const bool unconfirmed = worker_id >= 0 && lease_required(id);
+    const int64 node =
+        worker_id < 0 || unconfirmed ? -1 : g_layout.node_bits(datacenter_id, worker_id);
     const int64 word_ms = snowflake::word_ms(g_layout, pg_atomic_read_u64(&s->word));
     const int64 reserved = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
     if (reserved > word_ms)
@@ -92,12 +100,37 @@ void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentityS
     id.generation++;
 }
 
+// Whether ids under the identity need the registry's confirmation
+// (IdentityShared::lease_until_unix_ms).
+bool lease_required(const IdentityShared &id) {
+    return registry_configured() && !id.without_registry &&
+           (id.source == IdentitySource::Claimed || id.source == IdentitySource::Configured);
+}
+
+// Whether the registry's confirmation covers the clock now.
+bool lease_holds(const IdentityShared &id, int64 now_unix_ms) {
+    return !lease_required(id) ||
+           (id.lease_until_unix_ms >= 0 && now_unix_ms <= id.lease_until_unix_ms);
+}
+
 // Whether ids may be issued under the identity now (see blocked_refused).
 bool usable_now(const IdentityShared &id) {
     if (id.worker_id < 0 || id.blocked_refused)
         return false;
+    const int64 now = wall_clock_unix_ms();
     const int64 not_before = id.history.not_before_unix_ms;
-    return not_before < 0 || wall_clock_unix_ms() > not_before;
+    return (not_before < 0 || now > not_before) && lease_holds(id, now);
+}
+
+// The registry's confirmation (sent_unix_ms: when the request it answered
+// was sent), with the lock held.
+void confirm_lease(IdentityShared &id, int64_t sent_unix_ms) {
+    if (sent_unix_ms < 0)
+        return;
+    const int64 until = sent_unix_ms + id.lease_ms;
+    if (until > id.lease_until_unix_ms)
+        id.lease_until_unix_ms = until;
+    id.registry_error[0] = '\0';
 }
 
 // Publishes the node bits, or -1 while the identity is blocked; the caller
@@ -127,6 +160,20 @@ void publish_usable(SharedState *s) {
         fence, max_adders(s));
 }
 
+// snowflake.registry_lease and snowflake.issue_without_registry, as this
+// process (the reserver) reads them, into shared memory; the lock is held
+// exclusively.  A shorter lease applies from the next confirmation on;
+// turning the opt-in off stops ids at once until the registry confirms.
+void set_registry_settings_locked(SharedState *s) {
+    IdentityShared &id = s->identity;
+    id.lease_ms = guc_registry_lease_s * 1000;
+    if (id.without_registry != guc_issue_without_registry) {
+        id.without_registry = guc_issue_without_registry;
+        if (id.worker_id >= 0)
+            publish_usable(s);
+    }
+}
+
 void warn_kept(const char *name, int kept, int default_value) {
     ereport(WARNING,
             (errmsg("%s was removed from the configuration; the node keeps %s = %d", name, name,
@@ -148,6 +195,9 @@ void identity_init(SharedState *s) {
     IdentityShared &id = s->identity;
     id = IdentityShared{};
     id.worker_id = -1;
+    id.lease_until_unix_ms = -1;
+    id.lease_ms = guc_registry_lease_s * 1000;
+    id.without_registry = guc_issue_without_registry;
     pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
     if (!registry_mode() && !citus_mode())
         set_identity_at_start(s, guc_datacenter_id, guc_worker_id, IdentitySource::Configured);
@@ -228,6 +278,10 @@ void identity_settle_at_start(SharedState *s, const snowflake::StateRecord *stor
                : snowflake::NodePair{0, -1};
     id.history = stored ? stored->history : snowflake::IdentityHistory{};
     id.generation = 0;
+    // No id before the registry confirms the pair (a claim resumed from
+    // snowflake.state included): the slow path waits for it.
+    if (!now_pair.none() && lease_required(id))
+        pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
     if (was == now_pair) {
         // Another node retired this pair until a time still to come.
         const int64 not_before = id.history.not_before_unix_ms;
@@ -286,12 +340,13 @@ bool identity_settle_after_recovery(SharedState *s) {
 }
 
 void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
+                               uint32_t generation, int64_t sent_unix_ms,
                                int64_t retired_until_unix_ms, const char *retired_by,
                                const char *refused) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (id.worker_id != worker_id || id.datacenter_id != datacenter_id ||
-        id.source != IdentitySource::Configured) {
+        id.source != IdentitySource::Configured || id.generation != generation) {
         LWLockRelease(&s->lock);
         return;  // the identity moved on meanwhile: asked again for the new one
     }
@@ -301,6 +356,8 @@ void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
         record = true;
     }
     id.blocked_refused = refused != nullptr;
+    if (!refused)
+        confirm_lease(id, sent_unix_ms);
     if (refused)
         strlcpy(id.blocked_reason, refused, sizeof id.blocked_reason);
     else if (record)
@@ -317,16 +374,42 @@ void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
 
 bool identity_unblock_if_due_locked(SharedState *s, IdentityBlock *why) {
     const IdentityShared &id = s->identity;
-    if (usable_now(id)) {
-        publish_usable(s);
+    // Also stops a node whose confirmation ran out (the fast path read its
+    // node bits until now, bounded by the mark).
+    publish_usable(s);
+    if (usable_now(id))
         return true;
-    }
+    const int64 now = wall_clock_unix_ms();
+    const int64 not_before = id.history.not_before_unix_ms;
     why->datacenter_id = id.datacenter_id;
     why->worker_id = id.worker_id;
     why->refused = id.blocked_refused;
-    why->not_before_unix_ms = id.history.not_before_unix_ms;
+    why->not_before_unix_ms = not_before;
+    why->awaiting_registry = !why->refused && (not_before < 0 || now > not_before);
+    why->lease_until_unix_ms = id.lease_until_unix_ms;
     strlcpy(why->reason, id.blocked_reason, sizeof why->reason);
+    strlcpy(why->registry_error, id.registry_error, sizeof why->registry_error);
     return false;
+}
+
+bool identity_lease_ran_out_locked(const SharedState *s) {
+    return !lease_holds(s->identity, wall_clock_unix_ms());
+}
+
+bool identity_awaits_confirmation(SharedState *s) {
+    const IdentityShared &id = s->identity;
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const bool awaits = id.worker_id >= 0 && lease_required(id) && id.lease_until_unix_ms < 0 &&
+                        !id.blocked_refused;
+    LWLockRelease(&s->lock);
+    return awaits;
+}
+
+int64_t identity_mark_cap_locked(const SharedState *s) {
+    const IdentityShared &id = s->identity;
+    if (!lease_required(id))
+        return INT64_MAX;
+    return id.lease_until_unix_ms < 0 ? -1 : id.lease_until_unix_ms - g_layout.epoch_ms;
 }
 
 void identity_wake_registrar(SharedState *s) {
@@ -346,8 +429,12 @@ void identity_after_reload(SharedState *s) {
     const IdentitySource current_source = id.source;
     LWLockRelease(&s->lock);
     if ((current_source == IdentitySource::Claimed || current_source == IdentitySource::Citus) &&
-        guc_worker_id < 0)
+        guc_worker_id < 0) {
+        LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+        set_registry_settings_locked(s);
+        LWLockRelease(&s->lock);
         return;  // the registry's (Citus's) claim stays while no worker_id is configured
+    }
 
     // A configured identity in use: a value whose setting is gone stays.
     const bool configured = current_source == IdentitySource::Configured;
@@ -362,6 +449,7 @@ void identity_after_reload(SharedState *s) {
     // identity from there (identity_keep_after_crash), which therefore is
     // never one the node had left.
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
+    set_registry_settings_locked(s);
     const uint32_t generation_before = id.generation;
     change_identity(s, datacenter, worker, IdentitySource::Configured);
     id.kept_worker_id = keep_worker;
@@ -393,6 +481,7 @@ bool identity_in_use(IdentityView *v) {
     v->source = id.source;
     v->kept = id.kept_worker_id || id.kept_datacenter_id;
     v->history = id.history;
+    v->generation = id.generation;
     const bool waiting = id.worker_id < 0 && id.registry_state != RegistryState::None;
     if (waiting)
         strlcpy(reason, id.registry_error[0] ? id.registry_error : "no answer from the registry yet",
@@ -488,10 +577,11 @@ bool identity_held_claim(SharedState *s, int *datacenter_id, int *worker_id) {
 void identity_note_registry_failure(SharedState *s, RegistryState state, const char *error) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
-    if (id.source != IdentitySource::Claimed && id.source != IdentitySource::Citus) {
-        strlcpy(id.registry_error, error, sizeof id.registry_error);
+    // Kept for the error of an id that waits for the registry's
+    // confirmation, too.
+    strlcpy(id.registry_error, error, sizeof id.registry_error);
+    if (id.source != IdentitySource::Claimed && id.source != IdentitySource::Citus)
         id.registry_state = state;
-    }
     LWLockRelease(&s->lock);
 }
 
@@ -515,7 +605,8 @@ void identity_drop_claim(SharedState *s, RegistryState state, const char *why) {
 }
 
 Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
-                             int *old_datacenter_id, int *old_worker_id, IdentitySource source) {
+                             int *old_datacenter_id, int *old_worker_id, IdentitySource source,
+                             int64_t sent_unix_ms) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (id.source == IdentitySource::Configured) {
@@ -532,6 +623,9 @@ Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, c
     strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
     id.registry_error[0] = '\0';
     id.registry_state = RegistryState::Claimed;
+    // The registry gave or confirmed this pair: ids under it may start.
+    confirm_lease(id, sent_unix_ms);
+    publish_usable(s);
     if (result != Adopted::Same)
         id.claims_adopted++;  // the reserver records it in the state file
     Latch *reserver = s->reserver_latch;

@@ -100,6 +100,23 @@ struct IdentityShared {
     bool blocked_refused;
     char blocked_reason[256];
 
+    // The registry's confirmation, with snowflake.registry set and a pair
+    // from the registry (a claim) or the configuration: ids under the pair
+    // carry times up to lease_until_unix_ms at most, on the node's clock
+    // (-1: not confirmed since the start or the last change of identity).
+    // The registrar sets it to the time it sent the request the registry
+    // confirmed, plus lease_ms; the reserver never extends the durable mark
+    // past it, so that no id, borrowed ahead of the clock or not, carries a
+    // later time (the fast path reads nothing more), and the slow path
+    // holds ids back once the clock is past it.  The registry gives a
+    // silent holder's pair away only kRegistryGiveWayS after the holder's
+    // last request (settings.hpp), which is after the lease.
+    int64_t lease_until_unix_ms;
+    // snowflake.registry_lease (ms) and snowflake.issue_without_registry
+    // as the reserver read them at start and at the last reload.
+    int32_t lease_ms;
+    bool without_registry;
+
     // On a standby (or a restore), from the last mark replayed: the identity
     // and history of the node that wrote the WAL.
     bool lineage_valid;
@@ -116,6 +133,7 @@ struct IdentityView {
     // With no identity in registry or Citus mode: why there is none yet.
     const char *waiting_for_registry;
     snowflake::IdentityHistory history;
+    uint32_t generation;  // IdentityShared::generation
 };
 
 // Whether the node takes its identity from the registry: snowflake.registry
@@ -199,9 +217,13 @@ enum class Adopted { New, Same, Moved, ConfiguredWins };
 // (source Citus) the identity, unless a configured identity is in use:
 // decided under the lock, so a worker_id set and reloaded while the claim
 // was on its way wins.  *old_* receive the identity it replaced.
+// sent_unix_ms: for a registry claim, when the request that the registry
+// answered was sent (the confirmation lasts from then: see
+// IdentityShared::lease_until_unix_ms).
 Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
                              int *old_datacenter_id, int *old_worker_id,
-                             IdentitySource source = IdentitySource::Claimed);
+                             IdentitySource source = IdentitySource::Claimed,
+                             int64_t sent_unix_ms = -1);
 
 // The registrar's latch, set at every identity change so that it reports
 // the retired identity and reserves the new one at once.
@@ -219,22 +241,41 @@ void identity_drop_claim(SharedState *s, RegistryState state, const char *why);
 void identity_record_new_claim(SharedState *s);
 
 // What the registry says about the configured pair (dc, worker) of this
-// node: another node retired it until retired_until_unix_ms (-1: no such
-// time; retired_by names it), or refuses it (refused: why; null: not
-// refused).  Ignored if the node's identity is another pair by now.  Ids
-// are held back until the clock is past retired_until (recorded in
-// snowflake.state as the identity's not-before time), or while refused.
+// node, asked at sent_unix_ms under identity generation `generation`:
+// another node retired it until retired_until_unix_ms (-1: no such time;
+// retired_by names it), or refuses it (refused: why; null: not refused,
+// which confirms the pair from sent_unix_ms on).  Ignored if the node's
+// identity changed since.  Ids are held back until the clock is past
+// retired_until (recorded in snowflake.state as the identity's not-before
+// time), or while refused.
 void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
+                               uint32_t generation, int64_t sent_unix_ms,
                                int64_t retired_until_unix_ms, const char *retired_by,
                                const char *refused);
+
+// For the registrar: whether the identity in use needs the registry's
+// confirmation and has none since its start or last change (and is not
+// refused).  Takes the lock.
+bool identity_awaits_confirmation(SharedState *s);
+
+// For the reserver, with the lock held: the latest millisecond (after the
+// epoch) an id may carry under the registry's confirmation, or INT64_MAX
+// when no confirmation is needed (see IdentityShared::lease_until_unix_ms).
+int64_t identity_mark_cap_locked(const SharedState *s);
 
 // Why the identity issues no id now, for the slow path's error.
 struct IdentityBlock {
     int datacenter_id;
     int worker_id;
     bool refused;                // the registry refuses the pair
-    int64_t not_before_unix_ms;  // else: ids must carry later times
+    int64_t not_before_unix_ms;  // else: ids must carry later times, or
+    // else: the registry has not confirmed the pair since the start or
+    // the last change (lease_until_unix_ms -1), or its confirmation ran
+    // out then; registry_error: its last failure, if any.
+    bool awaiting_registry;
+    int64_t lease_until_unix_ms;
     char reason[256];
+    char registry_error[256];
 };
 
 // In the slow path, with the lock held, when the fast path found no node
@@ -242,6 +283,11 @@ struct IdentityBlock {
 // past its not-before time) and returns true, or fills *why and returns
 // false.
 bool identity_unblock_if_due_locked(SharedState *s, IdentityBlock *why);
+
+// In the slow path, with the lock held: whether the registry's
+// confirmation, which this identity needs, is missing or over (then
+// identity_unblock_if_due_locked stops the identity and says why).
+bool identity_lease_ran_out_locked(const SharedState *s);
 
 // ---- for the settings ----------------------------------------------------------
 

@@ -9,10 +9,11 @@
 //     the moment of adopting it;
 //   - an adopted claim is recorded in snowflake.state with the node's key, so
 //     a crash restart, a clean restart or a restarted registrar resume the
-//     same pair without the registry; only the node whose key it is resumes
-//     it (a pg_basebackup clone has another host or port);
-//   - the registry is asked again at start and then every minute, with the
-//     pair the node holds: it answers with the node's claim (the same pair),
+//     same pair (ids under it wait for the registry's confirmation, below);
+//     only the node whose key it is resumes it (a pg_basebackup clone has
+//     another host or port);
+//   - the registry is asked again at start and then every minute (or a third
+//     of snowflake.registry_lease), with the pair the node holds: it answers with the node's claim (the same pair),
 //     and when the claim is missing (restored registry, released by hand) it
 //     records the pair again if it is free, else hands out a free one, which
 //     the node then moves to;
@@ -24,7 +25,13 @@
 //     node obeys (identity_registry_verdict);
 //   - whenever the node's retired identity (snowflake_status.retired_identity)
 //     is one it has not reported yet, it tells the registry, with
-//     retired_until, so that no other node gets the pair before then.
+//     retired_until, so that no other node gets the pair before then;
+//   - every answer that gives or confirms the pair in use (a claim, a
+//     renewal, a reservation not refused) is the node's confirmation: ids
+//     under the pair carry times up to the moment the request was sent plus
+//     snowflake.registry_lease, and none before the first confirmation
+//     after a start or a change of identity (node_identity.hpp,
+//     IdentityShared::lease_until_unix_ms).
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
@@ -35,6 +42,7 @@
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "wall_clock.hpp"
 
 #include "registry_client.hpp"
 
@@ -141,7 +149,7 @@ Call registry_call(const char *sql_fmt, int nparams, const Oid *types, const cha
 // Logs a failure at LOG the first time, at DEBUG1 while it stays the same.
 void log_failure(const char *what, const Call &c, char *last, size_t last_len) {
     char line[700];
-    snprintf(line, sizeof line, "%s%s", c.refused ? "the registry refused " : "", c.msg);
+    snprintf(line, sizeof line, "%s%s", c.refused ? "the registry refused: " : "", c.msg);
     ereport(strcmp(last, line) == 0 ? DEBUG1 : LOG,
             (errmsg("snowflake registrar: could not %s: %s", what, line)));
     strlcpy(last, line, last_len);
@@ -209,6 +217,8 @@ bool reserve_once(SharedState *s, bool *refused) {
     IdentityView v;
     if (!identity_in_use(&v) || v.source != IdentitySource::Configured)
         return true;  // nothing to reserve (the identity moved meanwhile)
+    // The confirmation lasts from now (IdentityShared::lease_until_unix_ms).
+    const int64_t sent = wall_clock_unix_ms();
     char key[snowflake::kNodeKeyMaxLen + 1], dc_bits[16], w_bits[16], dc[16], worker[16], tl[16],
         ids_until[24];
     identity_node_key(key, sizeof key);
@@ -230,12 +240,13 @@ bool reserve_once(SharedState *s, bool *refused) {
         7, types, params);
     if (!c.ok) {
         log_failure("reserve the configured pair", c, last_verdict, sizeof last_verdict);
+        identity_note_registry_failure(s, RegistryState::Waiting, last_verdict);
         return false;
     }
     const int64_t until = PQgetisnull(c.res, 0, 0) ? -1 : strtoll(PQgetvalue(c.res, 0, 0), nullptr, 10);
     const char *by = PQgetisnull(c.res, 0, 1) ? nullptr : PQgetvalue(c.res, 0, 1);
     const char *why = PQgetisnull(c.res, 0, 2) ? nullptr : PQgetvalue(c.res, 0, 2);
-    identity_registry_verdict(s, v.datacenter_id, v.worker_id, until, by, why);
+    identity_registry_verdict(s, v.datacenter_id, v.worker_id, v.generation, sent, until, by, why);
     char verdict[700];
     if (why)
         snprintf(verdict, sizeof verdict, "the registry refuses datacenter_id %s worker_id %s to "
@@ -271,6 +282,8 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     snprintf(w_text, sizeof w_text, "%d", held_worker);
     const char *params[5] = {key, dc_bits, w_bits, dc_text, w_text};
     const Oid types[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID};
+    // The confirmation lasts from now (IdentityShared::lease_until_unix_ms).
+    const int64_t sent = wall_clock_unix_ms();
     Call c = registry_call(
         holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, $3, "
                   "$4, $5)"
@@ -300,7 +313,8 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     }
 
     int old_dc, old_worker;
-    switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker)) {
+    switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker,
+                                 IdentitySource::Claimed, sent)) {
     case Adopted::ConfiguredWins:
         ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
                              "identity is used and reserved instead of a claim")));
@@ -326,6 +340,16 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     }
     *first_confirmation = false;
     return true;
+}
+
+// How often a confirmed pair is renewed: every minute, and at least three
+// times per snowflake.registry_lease, so that a renewal that fails is
+// retried before the confirmation runs out.
+long renew_interval_ms(SharedState *s) {
+    LWLockAcquire(&s->lock, LW_SHARED);
+    const long third = s->identity.lease_ms / 3;
+    LWLockRelease(&s->lock);
+    return third < kRenewMs ? third : kRenewMs;
 }
 
 void forget_latch(int, Datum) {
@@ -359,11 +383,11 @@ static void registrar_body() {
     if (!identity_is_configured(s))
         identity_note_registry_failure(s, RegistryState::Waiting, "no answer from the registry yet");
     // Claim or reserve (or confirm the resumed claim) now, then every
-    // minute, and at once when the identity changes (the latch).  Failures
-    // are logged with the reason; retries double from 1 s, up to 10 s while
-    // the node has no pair (or the registry refuses its configured one) and
-    // up to the renewal interval once it holds one.
+    // minute (more often with a short snowflake.registry_lease), and at once
+    // when the identity changes (the latch).  Failures are logged with the
+    // reason; retries double from 1 s up to 10 s.
     bool first_confirmation = true;
+    bool asked_again = false;
     long retry_ms = kRetryMs;
     for (;;) {
         if (got_sigterm)
@@ -373,16 +397,26 @@ static void registrar_body() {
         bool refused = false;
         const bool done = identity_is_configured(s) ? reserve_once(s, &refused)
                                                     : claim_once(s, &first_confirmation);
-        if (done && !refused) {
-            wait_ms = kRenewMs;
+        const long renew_ms = renew_interval_ms(s);
+        if (done && !refused && identity_awaits_confirmation(s) && !asked_again) {
+            // The identity changed while the registry answered for the old
+            // one (a reload, whose wake-up the call consumed): ask at once.
+            wait_ms = 0;
+            asked_again = true;
+        } else if (done && !refused) {
+            wait_ms = renew_ms;
             retry_ms = kRetryMs;
+            asked_again = false;
         } else {
-            int dc, worker;
-            const long cap =
-                !refused && identity_held_claim(s, &dc, &worker) ? kRenewMs : kMaxRetryMs;
-            wait_ms = retry_ms;
+            asked_again = false;
+            // Soon, whether the node holds a pair or not: ids under it stop
+            // when its confirmation runs out.
+            const long cap = kMaxRetryMs < renew_ms ? kMaxRetryMs : renew_ms;
+            wait_ms = retry_ms < cap ? retry_ms : cap;
             retry_ms = retry_ms * 2 > cap ? cap : retry_ms * 2;
         }
+        if (wait_ms == 0)
+            continue;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,
                         PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);

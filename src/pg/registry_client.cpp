@@ -11,9 +11,16 @@ namespace {
 // A one-line copy of libpq's (possibly multi-line) message.
 void one_line(char *msg, size_t msg_len, const char *prefix, const char *text) {
     snprintf(msg, msg_len, "%s%s", prefix, text ? text : "");
-    for (char *p = msg; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    // Line breaks and tabs become one space.
+    char *out = msg;
+    for (const char *p = msg; *p; p++) {
+        const bool blank = *p == '\n' || *p == '\r' || *p == '\t' || *p == ' ';
+        if (!blank)
+            *out++ = *p;
+        else if (out > msg && out[-1] != ' ')
+            *out++ = ' ';
+    }
+    *out = '\0';
     for (size_t n = strlen(msg); n > 0 && msg[n - 1] == ' '; n--)
         msg[n - 1] = '\0';
 }

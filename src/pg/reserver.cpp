@@ -66,6 +66,8 @@ bool reserve_ahead(SharedState *s) {
     const int64_t reserved = static_cast<int64>(pg_atomic_read_u64(&s->reserved_ms));
     LWLockAcquire(&s->lock, LW_SHARED);
     const bool wanted = s->reservation_wanted;
+    // No mark past the registry's confirmation: no id carries a later time.
+    const int64_t cap = identity_mark_cap_locked(s);
     LWLockRelease(&s->lock);
 
     // An idle node writes nothing: no fsync, no WAL, so idle servers stay
@@ -79,6 +81,8 @@ bool reserve_ahead(SharedState *s) {
     int64_t mark = base + kReserveWindowMs;
     if (mark > g_layout.max_timestamp())
         mark = g_layout.max_timestamp();
+    if (mark > cap)
+        mark = cap;
     if (mark <= reserved)
         return active;
     // Durable first, published second: an id above the old mark exists only

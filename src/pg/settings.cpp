@@ -30,6 +30,9 @@ int guc_max_clock_backward_ms = 10000;
 bool guc_random_sequence_start = false;
 char *guc_registry = nullptr;
 char *guc_citus_database = nullptr;
+int guc_registry_wait_timeout_ms = 10000;
+int guc_registry_lease_s = kRegistryLeaseMaxS;
+bool guc_issue_without_registry = false;
 
 snowflake::Layout g_layout;
 const char *g_layout_error = nullptr;
@@ -444,6 +447,25 @@ void define_node_settings() {
                              nullptr);
 }
 
+// How a node with snowflake.registry waits for its registry's confirmation
+// (node_identity.hpp).
+void define_registry_settings() {
+    DefineCustomIntVariable(
+        "snowflake.registry_wait_timeout",
+        "How long an id waits for the registry to confirm the node's pair before the call fails.",
+        nullptr, &guc_registry_wait_timeout_ms, 10000, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MS,
+        nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "snowflake.registry_lease",
+        "How long after the registry last confirmed the node's pair the node issues ids under it.",
+        nullptr, &guc_registry_lease_s, kRegistryLeaseMaxS, 2, kRegistryLeaseMaxS, PGC_SIGHUP,
+        GUC_UNIT_S, nullptr, nullptr, nullptr);
+    DefineCustomBoolVariable(
+        "snowflake.issue_without_registry",
+        "Issue ids under the node's pair without the registry's confirmation (duplicate risk).",
+        nullptr, &guc_issue_without_registry, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+}
+
 }  // namespace
 
 bool registry_configured() { return guc_registry != nullptr && guc_registry[0] != '\0'; }
@@ -588,6 +610,7 @@ void define_settings(bool preloading) {
         "libpq connection string of a registry server from which a node with no worker_id claims "
         "its (datacenter_id, worker_id) at start.",
         nullptr, &guc_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+    define_registry_settings();
     DefineCustomStringVariable(
         "snowflake.citus_database",
         "Database of the Citus cluster from whose group id a node with no worker_id takes its "

@@ -16,6 +16,22 @@ extern int guc_max_clock_backward_ms;
 extern bool guc_random_sequence_start;
 extern char *guc_registry;           // snowflake.registry ('' = none)
 extern char *guc_citus_database;     // snowflake.citus_database ('' = none)
+// The registry's confirmation of the node's pair (node_identity.hpp):
+extern int guc_registry_wait_timeout_ms;  // how long an id waits for it
+extern int guc_registry_lease_s;          // how long one confirmation lasts
+extern bool guc_issue_without_registry;   // opt-in: issue ids without it
+
+// The registry gives a pair whose holder has been silent this long to
+// another node (snowflake_registry_reserve, snowflake_registry_release),
+// and the clock-skew margin between two servers' clocks that the docs
+// state (operations.md, "Handing an identity over").  A confirmation lasts
+// at most 597 s on the node's own clock: the registry's clock may be a
+// margin behind it, the next holder's a margin behind the registry's, and
+// one second more puts the next holder's first id strictly after the
+// node's last (operations.md, "The registry's confirmation": the timeline).
+constexpr int kRegistryGiveWayS = 600;
+constexpr int kClockSkewMarginS = 1;
+constexpr int kRegistryLeaseMaxS = kRegistryGiveWayS - 2 * kClockSkewMarginS - 1;
 
 // The layout every backend uses: fixed at server start.
 extern snowflake::Layout g_layout;

@@ -3,7 +3,8 @@
 # backend), a clean restart, a kill -9 of the whole server, the registrar
 # killed before or after its claim -- with the registry reachable (the claim
 # of the same node key returns the same pair) or not (the pair recorded in
-# snowflake.state is resumed).  And the registry's rules: an explicit
+# snowflake.state is resumed, and ids under it wait for the registry's
+# confirmation, issue 32).  And the registry's rules: an explicit
 # worker_id always wins, also over a late claim; only the node that made a
 # claim resumes it; a configured identity in the state file is not a claim;
 # a claim under other widths is refused; a stale claim is released only
@@ -34,6 +35,7 @@ sub registry_node
 shared_preload_libraries = 'snowflake'
 snowflake.registry = '$registry_conn'
 restart_after_crash = on
+snowflake.registry_wait_timeout = 1000
 include_if_exists 'snowflake_case.conf'
 EOC
 	set_case($node);
@@ -62,6 +64,15 @@ sub id_pair
 	my ($node) = @_;
 	return $node->safe_psql('postgres',
 		'SELECT datacenter_id || $$|$$ || worker_id FROM snowflake_parse(snowflake_nextval())');
+}
+
+# The error of an id while the registry has not confirmed the node's pair.
+sub id_waits
+{
+	my ($node) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', 'SELECT snowflake_nextval()');
+	return $ret != 0
+	  && $err =~ /wait for the registry to confirm the pair to this node/;
 }
 
 sub registrar_pid { return worker_pid($_[0], 'snowflake registrar') // 0; }
@@ -154,18 +165,19 @@ $registry->stop;
 $offset = -s $node_a->logfile;
 crash_one_backend($node_a);
 is(claimed($node_a), $pa, 'crash-restart cycle, registry down: the recorded pair is resumed');
-is(id_pair($node_a), $pa, '... and ids flow under it');
+ok(id_waits($node_a), '... but no id is issued under it before the registry confirms it');
 ok($node_a->wait_for_log(qr/resuming the registry claim of node \Q$key_a\E recorded in snowflake.state/, $offset),
 	'... as the log says');
 
 # ---- Clean restart with the registry unreachable.
 $node_a->restart;
 is(pair($node_a), $pa, 'clean restart, registry down: the pair is there at once');
-is(id_pair($node_a), $pa, '... and ids flow under it');
+ok(id_waits($node_a), '... and ids wait for the registry');
 $offset = -s $node_a->logfile;
 $registry->start;
 ok($node_a->wait_for_log(qr/the registry confirmed the claim of node \Q$key_a\E/, $offset),
 	'once the registry is back, it confirms the same pair');
+is(id_pair($node_a), $pa, '... and ids flow under it');
 is(claims(), '1', 'still one claim');
 
 # ---- Clean restart, registry reachable.
@@ -188,7 +200,7 @@ $registry->stop;
 crash($node_c);
 $node_c->start;
 is(pair($node_c), $pc, 'kill -9 before the first id, registry down: the claim is resumed');
-is(id_pair($node_c), $pc, '... and ids flow under it');
+ok(id_waits($node_c), '... and ids wait for the registry');
 
 # ---- Only the node that made the claim resumes it: a pg_basebackup clone
 # (same system identifier, its own port) has another node key and claims anew.
