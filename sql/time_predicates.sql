@@ -624,10 +624,11 @@ DROP FUNCTION plan_rows(text, boolean);
 DROP VIEW tp_recent;
 DROP TABLE tp_orders, tp_events, tp_parted, tp_other, tp_edges, tp_times, tp_local;
 
--- The hooks follow CREATE, DROP and ALTER EXTENSION in the session that runs
--- them: nothing is derived in a database without the extension (or with
--- 1.3, before the bound functions), and a same-named function of the
--- user's is never the extension's.
+-- The hooks know the extension's functions by their C symbol in this
+-- library, whatever the version, schema or name: nothing is derived in a
+-- database without the extension, the bounds are derived from 1.3's
+-- snowflake_timestamp too (they call only built-in functions), and a
+-- same-named function of the user's is never the extension's.
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE tp_lifecycle;
 \c tp_lifecycle

@@ -106,7 +106,7 @@ void prune_partition(PlannerInfo *root, Oid oid, RelOptInfo *rel) {
         return;
     RelOptInfo *parent = root->simple_rel_array[appinfo->parent_relid];
     if (parent == nullptr || parent->part_scheme == nullptr || parent->nparts <= 0 ||
-        parent->baserestrictinfo == NIL || !time_catalog().ready)
+        parent->baserestrictinfo == NIL)
         return;
     List *bounds = bound_clauses(root, parent, true);
     if (bounds == NIL)
@@ -127,8 +127,6 @@ void time_relation_info(PlannerInfo *root, Oid oid, bool inhparent, RelOptInfo *
 // ----------------------------------------------- when the executor starts
 
 void add_pruning_bounds(PlannerInfo *root) {
-    if (!time_catalog().ready)
-        return;
     for (int i = 1; i < root->simple_rel_array_size; i++) {
         RelOptInfo *rel = root->simple_rel_array[i];
         if (rel == nullptr || rel->part_scheme == nullptr || rel->baserestrictinfo == NIL ||
