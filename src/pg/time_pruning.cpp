@@ -108,6 +108,16 @@ List *constant_bounds(PlannerInfo *root, List *conditions, Index relid) {
     return result;
 }
 
+// A join tree node's conditions as a list: the planner has made them an
+// implicit-AND list already; anything else is taken as one condition.
+List *condition_list(Node *quals) {
+    if (quals == nullptr)
+        return NIL;
+    if (IsA(quals, List))
+        return reinterpret_cast<List *>(quals);
+    return list_of(quals);
+}
+
 // The conditions (implicit-AND lists of expressions, as the planner has
 // preprocessed them) that PostgreSQL will distribute to relation relid as
 // its own: those of every FromExpr and inner join above it, or, below the
@@ -124,7 +134,7 @@ bool conditions_of(Node *jt, int relid, List *above, List **out) {
     }
     if (IsA(jt, FromExpr)) {
         auto *f = reinterpret_cast<FromExpr *>(jt);
-        List *conditions = list_concat_copy(above, reinterpret_cast<List *>(f->quals));
+        List *conditions = list_concat_copy(above, condition_list(f->quals));
         ListCell *lc;
         foreach (lc, f->fromlist)
             if (conditions_of(static_cast<Node *>(lfirst(lc)), relid, conditions, out))
@@ -134,7 +144,7 @@ bool conditions_of(Node *jt, int relid, List *above, List **out) {
     if (!IsA(jt, JoinExpr))
         return false;
     auto *j = reinterpret_cast<JoinExpr *>(jt);
-    List *on = reinterpret_cast<List *>(j->quals);
+    List *on = condition_list(j->quals);
     switch (j->jointype) {
     case JOIN_INNER: {
         List *both = list_concat_copy(above, on);
