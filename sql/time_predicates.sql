@@ -295,6 +295,75 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) FROM tp_parted WHERE id <@ tstzrange('2026-02-10'::text::timestamptz, '2026-02-11'::text::timestamptz);
 RESET snowflake.time_predicates;
 
+-- Plan-time pruning reads the window where PostgreSQL distributes it to the
+-- table, before the partitions are expanded: a WHERE above inner joins,
+-- the ON of the outer join whose nullable side the table is, each branch
+-- of a UNION ALL, each level of a table partitioned by time twice.  Not
+-- the ON of an outer join whose preserved side it is, nor a FULL join's
+-- ON: those rows are kept.  Rows as the plain filter's.
+CREATE FUNCTION tp_on_off(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    r_on text;
+    r_off text;
+BEGIN
+    EXECUTE query INTO r_on;
+    PERFORM set_config('snowflake.time_predicates', 'off', true);
+    EXECUTE query INTO r_off;
+    PERFORM set_config('snowflake.time_predicates', 'on', true);
+    RETURN r_on || CASE WHEN r_on IS NOT DISTINCT FROM r_off THEN ' (same as off)' ELSE ' <> ' || r_off END;
+END $$;
+CREATE TABLE tp_marks (t timestamptz);
+INSERT INTO tp_marks VALUES ('2026-02-10 12:00+00'), ('2026-03-10 12:00+00');
+ANALYZE tp_marks;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_marks m JOIN tp_parted p ON p.note <> m.t::text
+WHERE snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_marks m
+LEFT JOIN tp_parted p ON snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11';
+SELECT q, tp_on_off(q) FROM (VALUES
+    ($$SELECT count(*) FROM tp_marks m JOIN tp_parted p ON p.note <> m.t::text
+       WHERE snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11'$$),
+    ($$SELECT count(*) FROM tp_marks m
+       LEFT JOIN tp_parted p ON snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11'$$),
+    ($$SELECT count(*) || ' rows, ' || count(m.t) || ' matched' FROM tp_parted p
+       LEFT JOIN tp_marks m ON snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11'$$),
+    ($$SELECT count(*) || ' rows, ' || count(m.t) || ' marks, ' || count(p.id) || ' ids' FROM tp_marks m
+       FULL JOIN tp_parted p ON p.note = m.t::text
+                             AND snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11'$$),
+    ($$SELECT count(*) FROM (SELECT id FROM tp_parted UNION ALL SELECT id FROM tp_parted) u
+       WHERE snowflake_timestamp(u.id) >= '2026-02-10' AND snowflake_timestamp(u.id) < '2026-02-11'$$)) v(q);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_parted p
+LEFT JOIN tp_marks m ON snowflake_timestamp(p.id) >= '2026-02-10' AND snowflake_timestamp(p.id) < '2026-02-11';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM (SELECT id FROM tp_parted UNION ALL SELECT id FROM tp_parted) u
+WHERE snowflake_timestamp(u.id) >= '2026-02-10' AND snowflake_timestamp(u.id) < '2026-02-11';
+CREATE TABLE tp_two (id bigint NOT NULL) PARTITION BY RANGE (id);
+CREATE TABLE tp_two_2025_12 PARTITION OF tp_two
+    FOR VALUES FROM (snowflake_min_id('2025-12-01')) TO (snowflake_min_id('2026-01-01'));
+CREATE TABLE tp_two_2026_01 PARTITION OF tp_two
+    FOR VALUES FROM (snowflake_min_id('2026-01-01')) TO (snowflake_min_id('2026-02-01'))
+    PARTITION BY RANGE (id);
+SELECT count(*) AS days FROM snowflake_create_partitions('tp_two_2026_01', '2026-01-01+00', '2026-02-01+00', '1 day');
+CREATE TABLE tp_two_2026_02 PARTITION OF tp_two
+    FOR VALUES FROM (snowflake_min_id('2026-02-01')) TO (snowflake_min_id('2026-03-01'));
+INSERT INTO tp_two SELECT id FROM tp_orders WHERE id < snowflake_min_id('2026-03-01');
+ANALYZE tp_two;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_two WHERE snowflake_timestamp(id) >= '2026-01-10' AND snowflake_timestamp(id) < '2026-01-11';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_two WHERE snowflake_timestamp(id) >= '2025-12-31 12:00' AND snowflake_timestamp(id) < '2026-01-01 12:00';
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM tp_two WHERE snowflake_timestamp(id) >= '2026-01-31 12:00' AND snowflake_timestamp(id) < '2026-02-01 12:00';
+SELECT q, tp_on_off(q) FROM (VALUES
+    ($$SELECT count(*) FROM tp_two WHERE snowflake_timestamp(id) >= '2026-01-10' AND snowflake_timestamp(id) < '2026-01-11'$$),
+    ($$SELECT count(*) FROM tp_two WHERE snowflake_timestamp(id) >= '2025-12-31 12:00' AND snowflake_timestamp(id) < '2026-01-01 12:00'$$),
+    ($$SELECT count(*) FROM tp_two WHERE snowflake_timestamp(id) >= '2026-01-31 12:00' AND snowflake_timestamp(id) < '2026-02-01 12:00'$$),
+    ($$SELECT count(*) FROM tp_two WHERE id <@ tstzrange('2026-01-31 12:00', '2026-02-01 12:00')$$)) v(q);
+DROP TABLE tp_two, tp_marks;
+DROP FUNCTION tp_on_off(text);
+
 -- ----------------------------------------------- the IMMUTABLE form
 -- snowflake_timestamp(id, epoch_ms, datacenter_bits, worker_bits,
 -- sequence_bits), here for ids of another layout: epoch 2024-01-01, 3/3/16.
@@ -624,10 +693,11 @@ DROP FUNCTION plan_rows(text, boolean);
 DROP VIEW tp_recent;
 DROP TABLE tp_orders, tp_events, tp_parted, tp_other, tp_edges, tp_times, tp_local;
 
--- The hooks follow CREATE, DROP and ALTER EXTENSION in the session that runs
--- them: nothing is derived in a database without the extension (or with
--- 1.3, before the bound functions), and a same-named function of the
--- user's is never the extension's.
+-- The hooks know the extension's functions by their C symbol in this
+-- library, whatever the version, schema or name: nothing is derived in a
+-- database without the extension, the bounds are derived from 1.3's
+-- snowflake_timestamp too (they call only built-in functions), and a
+-- same-named function of the user's is never the extension's.
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE tp_lifecycle;
 \c tp_lifecycle

@@ -1,34 +1,38 @@
-// Our time functions in the current database, by OID, for the planner code
-// (time_bounds_of.cpp): a per-backend cache, found by signature in the
-// extension's schema and checked by each function's C symbol, dropped
-// whenever pg_proc changes (CREATE, ALTER, DROP EXTENSION among others)
-// through a syscache invalidation callback.  Empty in a database without
-// the extension, or with a version before 1.4: the planner code then does
-// nothing at all.
+// Which of the extension's functions a function OID is, for the planner code
+// (time_conditions.cpp, time_support.cpp).
+//
+// Found from the function OIDs already in the query, never by looking the
+// extension up: a built-in function (OID below FirstNormalObjectId) is
+// never ours and costs no lookup; any other is read from the syscache of
+// pg_proc by OID, the entry the planner itself has just read to plan the
+// call.  A function is ours when it is a C function of this library
+// (probin "$libdir/snowflake") with one of our link symbols (prosrc): a
+// name or a schema can change, the symbol is what runs.  No pg_extension,
+// no pg_depend, no catalog scan beyond the syscache, no per-backend state;
+// so a statement that names no function of ours reads nothing at all, in
+// any database.
 #pragma once
-
 
 #include "pg_planner_includes.hpp"
 
 namespace sfpg {
 
-constexpr int kTimeCmps = 4;  // snowflake::TimeCmp values, as array indexes
-
-struct TimeCatalog {
-    bool ready;                       // the extension, 1.4 or later, is in this database
-    Oid ts;                           // snowflake_timestamp(bigint)
-    Oid ts_layout;                    // snowflake_timestamp(bigint, bigint, int, int, int)
-    Oid bound[kTimeCmps];             // snowflake_min_id_since(timestamptz), ... by TimeCmp
-    Oid bound_layout[kTimeCmps];      // the same with the layout arguments
-    Oid bound_date[kTimeCmps];        // ... (date)
-    Oid bound_timestamp[kTimeCmps];   // ... (timestamp without time zone)
-    Oid made_within;                  // snowflake_made_within(bigint, tstzrange), of <@
-    Oid min_within, max_within;       // snowflake_min_id_within / _max_id_within(tstzrange)
-    Oid int8_ge, int8_le;             // the plain int8 comparisons
+enum class TimeFn {
+    Other,
+    Timestamp,        // snowflake_timestamp(bigint)
+    TimestampLayout,  // snowflake_timestamp(bigint, bigint, int, int, int)
+    MadeWithin,       // snowflake_made_within(bigint, tstzrange), of <@
+    MinSince,         // snowflake_min_id_since(timestamptz), and the three others
+    MinAfter,
+    MaxUntil,
+    MaxBefore,
+    MinWithin,        // snowflake_min_id_within(tstzrange)
+    MaxWithin,
 };
 
-// The catalog of this database, filled on first use after an invalidation.
-// Reads the catalogs: call it only where that is allowed (in a transaction).
-const TimeCatalog &time_catalog();
+TimeFn time_function(Oid fn);
+
+// The plain int8 comparison operator of a btree strategy (>=, <=, <).
+Oid int8_operator(StrategyNumber strategy);
 
 }  // namespace sfpg

@@ -2,6 +2,7 @@
 #include "../core/time_bounds.hpp"
 
 #include "layout_args.hpp"
+#include "time_bound_exprs.hpp"
 #include "time_catalog.hpp"
 #include "time_conditions.hpp"
 #include "time_ids.hpp"
@@ -59,16 +60,20 @@ struct TimestampCall {
     snowflake::Layout layout;  // the layout, when layout_args are given
 };
 
-bool timestamp_call(const TimeCatalog &cat, Node *node, TimestampCall *out) {
+bool timestamp_call(Node *node, TimestampCall *out) {
     if (!IsA(node, FuncExpr))
         return false;
     auto *f = reinterpret_cast<FuncExpr *>(node);
-    if (f->funcid == cat.ts && list_length(f->args) == 1) {
+    const int nargs = list_length(f->args);
+    if (nargs != 1 && nargs != 5)
+        return false;
+    const TimeFn fn = time_function(f->funcid);
+    if (fn == TimeFn::Timestamp && nargs == 1) {
         out->id = static_cast<Node *>(linitial(f->args));
         out->layout_args = NIL;
         return true;
     }
-    if (f->funcid != cat.ts_layout || list_length(f->args) != 5)
+    if (fn != TimeFn::TimestampLayout || nargs != 5)
         return false;
     Const *c[4];
     for (int i = 0; i < 4; i++) {
@@ -140,21 +145,14 @@ bool comparison_of(RegProcedure fn, TimeCmp *cmp, bool *equal) {
     return false;
 }
 
-// The bound function for "ts(id) CMP x", by the type of x; InvalidOid when
-// there is none (a date or timestamp against the IMMUTABLE form: comparing
-// them depends on the session's time zone, which the layout-taking bound
-// functions do not read).
-Oid bound_function(const TimeCatalog &cat, const TimestampCall &call, TimeCmp cmp, Oid xtype) {
-    const int i = static_cast<int>(cmp);
+// Whether "ts(id) CMP x" has bounds for the type of x: a timestamptz, or a
+// date or timestamp without time zone against the server's layout (not
+// against the IMMUTABLE form: comparing them depends on the session's time
+// zone, which that form does not read).
+bool bound_type_ok(const TimestampCall &call, Oid xtype) {
     if (xtype == TIMESTAMPTZOID)
-        return call.layout_args != NIL ? cat.bound_layout[i] : cat.bound[i];
-    if (call.layout_args != NIL)
-        return InvalidOid;
-    if (xtype == DATEOID)
-        return cat.bound_date[i];
-    if (xtype == TIMESTAMPOID)
-        return cat.bound_timestamp[i];
-    return InvalidOid;
+        return true;
+    return call.layout_args == NIL && (xtype == DATEOID || xtype == TIMESTAMPOID);
 }
 
 Const *int8_const(int64 v, bool isnull) {
@@ -171,29 +169,23 @@ IdBound *new_bound(Node *id, bool lower, Expr *value) {
 }
 
 // The value of the bound of "ts(id) CMP x": folded when x is a constant
-// timestamptz and the layout is known without the session (the server's,
-// fixed while it runs, or constant arguments); a call otherwise.
-Expr *bound_value(const TimeCatalog &cat, const TimestampCall &call, TimeCmp cmp, Node *x,
-                  bool fold) {
-    const snowflake::Layout *layout =
-        call.layout_args != NIL ? &call.layout : server_layout_or_null();
-    if (fold && layout != nullptr && IsA(x, Const) && exprType(x) == TIMESTAMPTZOID) {
+// timestamptz (the layout is known without the session: the server's,
+// fixed while it runs, or constant arguments); else an expression of
+// built-in functions (time_bound_exprs.hpp), computed once per scan.
+Expr *bound_value(const TimestampCall &call, TimeCmp cmp, Node *x, bool fold) {
+    const snowflake::Layout &layout = call.layout_args != NIL ? call.layout : *server_layout_or_null();
+    if (fold && IsA(x, Const) && exprType(x) == TIMESTAMPTZOID) {
         const Const *c = reinterpret_cast<Const *>(x);
         int64 v = 0;
         const bool some =
-            !c->constisnull && time_id_bound(*layout, cmp, DatumGetTimestampTz(c->constvalue), &v);
+            !c->constisnull && time_id_bound(layout, cmp, DatumGetTimestampTz(c->constvalue), &v);
         return reinterpret_cast<Expr *>(int8_const(v, !some));
     }
-    List *args = list_of(copy_node(x));
-    if (call.layout_args != NIL)
-        args = list_concat(args, copy_node(call.layout_args));
-    return reinterpret_cast<Expr *>(makeFuncExpr(bound_function(cat, call, cmp, exprType(x)),
-                                                 INT8OID, args, InvalidOid, InvalidOid,
-                                                 COERCE_EXPLICIT_CALL));
+    return builtin_time_bound(layout, cmp, x);
 }
 
 // "ts(id) CMP x", either way round.
-bool comparison_bounds(PlannerInfo *root, const TimeCatalog &cat, OpExpr *op, Index relid,
+bool comparison_bounds(PlannerInfo *root, OpExpr *op, Index relid,
                        bool fold, List **out) {
     if (op->opretset || list_length(op->args) != 2)
         return false;
@@ -204,9 +196,9 @@ bool comparison_bounds(PlannerInfo *root, const TimeCatalog &cat, OpExpr *op, In
         return false;
     TimestampCall call;
     Node *x;
-    if (timestamp_call(cat, static_cast<Node *>(linitial(op->args)), &call)) {
+    if (timestamp_call(static_cast<Node *>(linitial(op->args)), &call)) {
         x = static_cast<Node *>(lsecond(op->args));
-    } else if (timestamp_call(cat, static_cast<Node *>(lsecond(op->args)), &call)) {
+    } else if (timestamp_call(static_cast<Node *>(lsecond(op->args)), &call)) {
         x = static_cast<Node *>(linitial(op->args));
         cmp = commuted(cmp);
     } else {
@@ -217,32 +209,33 @@ bool comparison_bounds(PlannerInfo *root, const TimeCatalog &cat, OpExpr *op, In
     if (call.layout_args == NIL && server_layout_or_null() == nullptr)
         return false;
     if (!id_of(root, call.id, relid) || !value_for(root, x, relid) ||
-        !OidIsValid(bound_function(cat, call, TimeCmp::AtOrAfter, exprType(x))))
+        !bound_type_ok(call, exprType(x)))
         return false;
     if (equal) {
         *out = lappend(*out, new_bound(call.id, true,
-                                       bound_value(cat, call, TimeCmp::AtOrAfter, x, fold)));
+                                       bound_value(call, TimeCmp::AtOrAfter, x, fold)));
         *out = lappend(*out, new_bound(call.id, false,
-                                       bound_value(cat, call, TimeCmp::AtOrBefore, x, fold)));
+                                       bound_value(call, TimeCmp::AtOrBefore, x, fold)));
     } else {
         *out = lappend(*out,
-                       new_bound(call.id, is_lower(cmp), bound_value(cat, call, cmp, x, fold)));
+                       new_bound(call.id, is_lower(cmp), bound_value(call, cmp, x, fold)));
     }
     return true;
 }
 
 // "id <@ r", as the operator or as a call of its function.
-bool made_within_bounds(PlannerInfo *root, const TimeCatalog &cat, Expr *clause, Index relid,
+bool made_within_bounds(PlannerInfo *root, Expr *clause, Index relid,
                         bool fold, List **out) {
     List *args;
     if (IsA(clause, OpExpr)) {
         auto *op = reinterpret_cast<OpExpr *>(clause);
         set_opfuncid(op);
-        if (op->opfuncid != cat.made_within)
+        if (list_length(op->args) != 2 || time_function(op->opfuncid) != TimeFn::MadeWithin)
             return false;
         args = op->args;
     } else if (IsA(clause, FuncExpr) &&
-               reinterpret_cast<FuncExpr *>(clause)->funcid == cat.made_within) {
+               list_length(reinterpret_cast<FuncExpr *>(clause)->args) == 2 &&
+               time_function(reinterpret_cast<FuncExpr *>(clause)->funcid) == TimeFn::MadeWithin) {
         args = reinterpret_cast<FuncExpr *>(clause)->args;
     } else {
         return false;
@@ -264,10 +257,8 @@ bool made_within_bounds(PlannerInfo *root, const TimeCatalog &cat, Expr *clause,
         lo = reinterpret_cast<Expr *>(int8_const(l, !some));
         hi = reinterpret_cast<Expr *>(int8_const(h, !some));
     } else {
-        lo = reinterpret_cast<Expr *>(makeFuncExpr(cat.min_within, INT8OID, list_of(copy_node(r)),
-                                                   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
-        hi = reinterpret_cast<Expr *>(makeFuncExpr(cat.max_within, INT8OID, list_of(copy_node(r)),
-                                                   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+        lo = builtin_range_bound(*layout, true, r);
+        hi = builtin_range_bound(*layout, false, r);
     }
     *out = lappend(*out, new_bound(id, true, lo));
     *out = lappend(*out, new_bound(id, false, hi));
@@ -277,18 +268,18 @@ bool made_within_bounds(PlannerInfo *root, const TimeCatalog &cat, Expr *clause,
 }  // namespace
 
 bool implied_bounds(PlannerInfo *root, Expr *clause, Index relid, bool fold, List **out) {
-    const TimeCatalog &cat = time_catalog();
-    if (!cat.ready || clause == nullptr)
+    if (clause == nullptr)
         return false;
     if (IsA(clause, OpExpr) &&
-        comparison_bounds(root, cat, reinterpret_cast<OpExpr *>(clause), relid, fold, out))
+        comparison_bounds(root, reinterpret_cast<OpExpr *>(clause), relid, fold, out))
         return true;
-    return made_within_bounds(root, cat, clause, relid, fold, out);
+    return made_within_bounds(root, clause, relid, fold, out);
 }
 
 Expr *bound_clause(const IdBound &b) {
-    const TimeCatalog &cat = time_catalog();
-    return make_opclause(b.lower ? cat.int8_ge : cat.int8_le, BOOLOID, false,
+    return make_opclause(int8_operator(b.lower ? BTGreaterEqualStrategyNumber
+                                               : BTLessEqualStrategyNumber),
+                         BOOLOID, false,
                          reinterpret_cast<Expr *>(copy_node(b.id)),
                          reinterpret_cast<Expr *>(copy_node(b.value)), InvalidOid, InvalidOid);
 }

@@ -7,13 +7,16 @@
 //   snowflake_timestamp(id) <= x             id <= snowflake_max_id_until(x)
 //   snowflake_timestamp(id) <  x             id <= snowflake_max_id_before(x)
 //   snowflake_timestamp(id) =  x             both of >= and <=
-//   id <@ r                                  id >= snowflake_min_id_within(r)
-//                                            and id <= snowflake_max_id_within(r)
+//   id <@ r                                  id >= (the bound of >= r's lower end)
+//                                            and id <= (the bound of <= its upper end)
 //
 // either way round, x a timestamptz, date or timestamp without time zone
-// (the bound functions take the last two as PostgreSQL's comparison
-// operators do, in the session's time zone), the IMMUTABLE form with
-// constant, valid layout arguments passed on to the bound functions.
+// (taken as PostgreSQL's comparison operators take them, in the session's
+// time zone), the IMMUTABLE form with constant, valid layout arguments
+// giving the layout.  The values are those of the bound functions, computed
+// when planning for a constant, else written with built-in functions only
+// (time_bound_exprs.hpp): the plan calls no function of the extension that
+// the query did not.
 //
 // Why it is safe: the bounds are implied, never substituted.  Wherever the
 // condition is true the bounds hold (src/core/time_bounds.hpp: for every
@@ -32,7 +35,8 @@ struct IdBound {
     Node *id;     // the id expression, as it stands in the condition (not copied)
     bool lower;   // >= (else <=)
     Expr *value;  // a bigint expression: a Const when folded (a NULL Const:
-                  // no id satisfies the condition), else a bound function call
+                  // no id satisfies the condition), else an expression of
+                  // built-in functions (time_bound_exprs.hpp)
 };
 
 // The bounds on an id of relation `relid` that `clause` implies, appended to
@@ -43,8 +47,8 @@ struct IdBound {
 // volatile functions, subqueries or set-returning functions.  `fold`: a
 // bound that depends only on constants and the server's layout (fixed while
 // the server runs) is computed now, as a Const; bounds that depend on the
-// session's time zone, on now() or on a parameter stay calls.  Call only
-// with the extension's catalog ready (time_catalog().ready).
+// session's time zone, on now() or on a parameter are expressions of
+// built-in functions (time_bound_exprs.hpp).
 bool implied_bounds(PlannerInfo *root, Expr *clause, Index relid, bool fold, List **out);
 
 // "id >= value" or "id <= value" as an expression (the id and the value

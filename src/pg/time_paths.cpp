@@ -26,7 +26,6 @@
 // each b row's time, with the same cost-based choice against every other
 // join method.  Their rows are the join condition's estimate.
 #include "firewall.hpp"
-#include "time_catalog.hpp"
 #include "time_conditions.hpp"
 #include "time_paths.hpp"
 #include "time_predicates.hpp"
@@ -266,8 +265,6 @@ void add_join_paths(PlannerInfo *root, RelOptInfo *rel, List *restriction) {
 void time_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte) {
     if (guc_time_predicates && scanned_with_indexes(rel, rte))
         run_guarded([&] {
-            if (!time_catalog().ready)
-                return;
             List *restriction = restriction_bounds(root, rel);
             add_restriction_paths(root, rel, restriction);
             add_join_paths(root, rel, restriction);

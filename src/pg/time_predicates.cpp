@@ -5,10 +5,10 @@
 // offered more: index paths from those bounds (time_paths.cpp), and the
 // partitions that cannot hold a matching row (time_pruning.cpp); the
 // operator's support function does the same for id <@ r
-// (time_support.cpp).  Each hook first checks the setting and a
-// per-backend cache of our function OIDs (time_catalog.hpp), empty in a
-// database without the extension, and chains to the hook installed before
-// it, whichever library that is.
+// (time_support.cpp).  Each hook first checks the setting, knows our
+// functions by the OIDs in the query (time_catalog.hpp: no catalog beyond
+// the syscache entries the planner read), and chains to the hook installed
+// before it, whichever library that is.
 #include "time_paths.hpp"
 #include "time_predicates.hpp"
 #include "time_pruning.hpp"

@@ -4,8 +4,9 @@
 
 namespace sfpg {
 
-// Chains a get_relation_info_hook and a create_upper_paths_hook in front of
-// the current ones.
+// Chains the hook that sees each relation when the planner has built it
+// (get_relation_info_hook on PostgreSQL 15 to 18, build_simple_rel_hook on
+// 19) and a create_upper_paths_hook in front of the current ones.
 void install_time_pruning_hooks();
 
 }  // namespace sfpg

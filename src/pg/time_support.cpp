@@ -29,6 +29,8 @@
 #include "../core/time_bounds.hpp"
 
 #include "firewall.hpp"
+#include "time_bound_exprs.hpp"
+#include "time_catalog.hpp"
 #include "time_ids.hpp"
 #include "time_predicates.hpp"
 #include "time_support.hpp"
@@ -36,42 +38,6 @@
 namespace sfpg {
 
 namespace {
-
-enum class TimeFn {
-    Other,
-    MadeWithin,
-    MinSince,
-    MinAfter,
-    MaxUntil,
-    MaxBefore,
-    MinWithin,
-    MaxWithin
-};
-
-// Which of our functions funcid is, by its C symbol.
-TimeFn time_fn(Oid funcid) {
-    static const struct {
-        const char *symbol;
-        TimeFn fn;
-    } known[] = {{"snowflake_made_within", TimeFn::MadeWithin},
-                 {"snowflake_min_id_since", TimeFn::MinSince},
-                 {"snowflake_min_id_after", TimeFn::MinAfter},
-                 {"snowflake_max_id_until", TimeFn::MaxUntil},
-                 {"snowflake_max_id_before", TimeFn::MaxBefore},
-                 {"snowflake_min_id_within", TimeFn::MinWithin},
-                 {"snowflake_max_id_within", TimeFn::MaxWithin}};
-    char symbol[kSymbolLen];
-    if (!c_function_symbol(funcid, symbol, sizeof symbol))
-        return TimeFn::Other;
-    for (const auto &k : known)
-        if (strcmp(symbol, k.symbol) == 0)
-            return k.fn;
-    return TimeFn::Other;
-}
-
-Oid int8_operator(StrategyNumber strategy) {
-    return get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID, INT8OID, strategy);
-}
 
 Const *int8_const(int64 v, bool isnull) {
     return makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(v), isnull,
@@ -114,20 +80,6 @@ bool duplicable(Node *x) {
     return !contain_volatile_functions(x) && !contain_subplans(x) && !expression_returns_set(x);
 }
 
-// A function of ours in the schema of `sibling`, by name and one argument
-// type, verified by its C symbol; InvalidOid if there is none.
-Oid sibling_function(Oid sibling, const char *name, Oid argtype, TimeFn expected) {
-    const Oid nsp = get_func_namespace(sibling);
-    if (!OidIsValid(nsp))
-        return InvalidOid;
-    oidvector *args = buildoidvector(&argtype, 1);
-    const Oid fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
-                                   PointerGetDatum(args), ObjectIdGetDatum(nsp));
-    if (!OidIsValid(fn) || time_fn(fn) != expected)
-        return InvalidOid;
-    return fn;
-}
-
 // id <@ r: index conditions on a btree or BRIN index of id.
 List *index_made_within(SupportRequestIndexCondition *req) {
     List *args;
@@ -158,7 +110,6 @@ List *index_made_within(SupportRequestIndexCondition *req) {
         le != int8_operator(BTLessEqualStrategyNumber) ||
         lt != int8_operator(BTLessStrategyNumber) || exprType(r) != TSTZRANGEOID)
         return NIL;
-    Node *lo, *hi;
     if (IsA(r, Const)) {
         const snowflake::Layout *layout = server_layout_or_null();
         if (layout == nullptr)
@@ -189,21 +140,16 @@ List *index_made_within(SupportRequestIndexCondition *req) {
                                                 reinterpret_cast<Expr *>(int8_const(h + 1, false)));
         return list_of(lower, upper);
     }
-    const Oid min_fn =
-        sibling_function(req->funcid, "snowflake_min_id_within", TSTZRANGEOID, TimeFn::MinWithin);
-    const Oid max_fn =
-        sibling_function(req->funcid, "snowflake_max_id_within", TSTZRANGEOID, TimeFn::MaxWithin);
-    if (!OidIsValid(min_fn) || !OidIsValid(max_fn))
+    // Not a constant: the bounds of r's ends, of built-in functions
+    // (time_bound_exprs.hpp), computed once per scan.  Weaker than the
+    // operator at exclusive ends and for a range with no id, so the operator
+    // is checked on each row the index returns.
+    const snowflake::Layout *layout = server_layout_or_null();
+    if (layout == nullptr)
         return NIL;
-    lo = reinterpret_cast<Node *>(makeFuncExpr(min_fn, INT8OID, list_of(copy_node(r)), InvalidOid,
-                                               InvalidOid, COERCE_EXPLICIT_CALL));
-    hi = reinterpret_cast<Node *>(makeFuncExpr(max_fn, INT8OID, list_of(copy_node(r)), InvalidOid,
-                                               InvalidOid, COERCE_EXPLICIT_CALL));
-    // Exact: for a non-null id, "id >= min AND id <= max" is the operator
-    // (min and max are NULL when no id is within r, and so is the condition).
-    req->lossy = false;
-    return list_of(compare(BTGreaterEqualStrategyNumber, x, reinterpret_cast<Expr *>(lo)),
-                   compare(BTLessEqualStrategyNumber, x, reinterpret_cast<Expr *>(hi)));
+    req->lossy = true;
+    return list_of(compare(BTGreaterEqualStrategyNumber, x, builtin_range_bound(*layout, true, r)),
+                   compare(BTLessEqualStrategyNumber, x, builtin_range_bound(*layout, false, r)));
 }
 
 }  // namespace
@@ -237,17 +183,19 @@ SNOWFLAKE_ENTRY(snowflake_time_support) {
     Node *result = nullptr;
     if (IsA(raw, SupportRequestSimplify)) {
         auto *req = reinterpret_cast<SupportRequestSimplify *>(raw);
-        const sfpg::TimeFn fn = sfpg::time_fn(req->fcall->funcid);
-        if (sfpg::guc_time_predicates && fn != sfpg::TimeFn::Other &&
-            fn != sfpg::TimeFn::MadeWithin)
+        const sfpg::TimeFn fn = sfpg::time_function(req->fcall->funcid);
+        if (sfpg::guc_time_predicates &&
+            (fn == sfpg::TimeFn::MinSince || fn == sfpg::TimeFn::MinAfter ||
+             fn == sfpg::TimeFn::MaxUntil || fn == sfpg::TimeFn::MaxBefore ||
+             fn == sfpg::TimeFn::MinWithin || fn == sfpg::TimeFn::MaxWithin))
             result = sfpg::fold_bound(fn, req->fcall);
     } else if (IsA(raw, SupportRequestIndexCondition)) {
         auto *req = reinterpret_cast<SupportRequestIndexCondition *>(raw);
-        if (sfpg::guc_time_predicates && sfpg::time_fn(req->funcid) == sfpg::TimeFn::MadeWithin)
+        if (sfpg::guc_time_predicates && sfpg::time_function(req->funcid) == sfpg::TimeFn::MadeWithin)
             result = reinterpret_cast<Node *>(sfpg::index_made_within(req));
     } else if (IsA(raw, SupportRequestSelectivity)) {
         auto *req = reinterpret_cast<SupportRequestSelectivity *>(raw);
-        if (!req->is_join && sfpg::time_fn(req->funcid) == sfpg::TimeFn::MadeWithin) {
+        if (!req->is_join && sfpg::time_function(req->funcid) == sfpg::TimeFn::MadeWithin) {
             req->selectivity = sfpg::made_within_selectivity(req->root, req->args, req->varRelid);
             result = raw;
         }

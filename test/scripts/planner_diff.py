@@ -9,6 +9,7 @@ with snowflake preloaded and created and on one without it; the two
 transcripts must be identical.
 
     python3 planner_diff.py > corpus.sql
+    python3 planner_diff.py --queries-only > queries.sql   (the tables made already)
 
 Deterministic: the same script every run.  The tables are smaller than
 ANALYZE's sample, so both servers have the same statistics.
@@ -171,8 +172,12 @@ def statement(sql, n):
     return "\n".join(out)
 
 
-def main():
-    print(SETUP)
+def main(queries_only=False):
+    if queries_only:
+        # The session's settings, without the tables (already made).
+        print("\n".join(l for l in SETUP.splitlines() if l.startswith("SET ")))
+    else:
+        print(SETUP)
     n = 0
     for sql in itertools.chain(table_queries(), other_queries()):
         n += 1
@@ -194,4 +199,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    main(queries_only="--queries-only" in sys.argv[1:])

@@ -7,7 +7,9 @@
 # prepared statements, over bigint, integer and timestamptz columns with
 # negative values) runs on both; the transcripts, each query's EXPLAIN
 # (COSTS OFF) and its rows, must be identical.  The servers are otherwise
-# configured alike.
+# configured alike.  Then the queries once more on both, while another
+# session holds pg_extension and pg_depend locked: still identical, and none
+# waits.
 #
 #   bash test/scripts/planner_diff.sh [WORKDIR]     (as root; the servers run as postgres)
 #
@@ -60,3 +62,35 @@ if ! grep -qx "==== $queries queries" "$WITH.out"; then
 fi
 errors=$(grep -c '^psql:.*ERROR' "$WITH.out" || true)
 echo "planner_diff: $queries queries, plans and rows identical with and without snowflake ($errors raise the same error on both)"
+
+# The lock family: the queries again on both servers, each in a new session,
+# while another session holds pg_extension and pg_depend in ACCESS EXCLUSIVE
+# mode in an open transaction (as a long maintenance command on them would),
+# with a 10 s statement_timeout.  The planner hooks read neither catalog, so
+# every query plans and runs at once, with the same transcript.
+{ echo "SET statement_timeout = '10s';"; python3 "$HERE/planner_diff.py" --queries-only; } >"$DIR/queries.sql"
+chown postgres: "$DIR/queries.sql"
+for side in "$WITH" "$WITHOUT"; do
+    # The holder prints its backend's pid, then "locked" once it holds both.
+    printf '%s\n' 'SELECT pg_backend_pid();' 'BEGIN;' \
+        'LOCK TABLE pg_catalog.pg_extension, pg_catalog.pg_depend IN ACCESS EXCLUSIVE MODE;' \
+        '\echo locked' 'SELECT pg_sleep(180);' |
+        sf_psql "$side" -d postgres -At >"$side.holder" 2>&1 &
+    holder=$!
+    for _ in $(seq 150); do grep -qx locked "$side.holder" && break; sleep 0.2; done
+    grep -qx locked "$side.holder" || { echo "planner_diff: could not lock the catalogs" >&2; exit 1; }
+    sf_psql "$side" -d postgres -a -v ON_ERROR_STOP=0 -f "$DIR/queries.sql" >"$side.locked.out" 2>&1 || true
+    as_postgres kill -TERM "$(head -n 1 "$side.holder")" || true
+    wait "$holder" || true
+done
+if ! diff -u "$WITHOUT.locked.out" "$WITH.locked.out" >"$DIR/diff.locked.txt"; then
+    echo "planner_diff: with pg_extension and pg_depend locked, the plans or rows differ with snowflake (- without, + with):" >&2
+    head -n 60 "$DIR/diff.locked.txt" >&2
+    exit 1
+fi
+if grep -q 'statement timeout' "$WITH.locked.out"; then
+    echo "planner_diff: with pg_extension and pg_depend locked, a query waited:" >&2
+    grep -m 5 -B 3 'statement timeout' "$WITH.locked.out" >&2
+    exit 1
+fi
+echo "planner_diff: the same $queries queries identical again while pg_extension and pg_depend are locked"
