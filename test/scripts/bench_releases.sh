@@ -3,10 +3,14 @@
 # working tree, alternately, in one run.
 #
 #   bash test/scripts/bench_releases.sh [--runs R] [--n N] [--port P] [--quick]
-#        [--no-tree] [/WORKDIR] REV [REV...]        (as root; servers run as postgres)
+#        [--no-tree] [--list] [/WORKDIR] REV [REV...]  (as root; servers run as postgres)
 #
-# e.g. `bash test/scripts/bench_releases.sh v1.4 v1.5` (a tag, a branch or a
-# commit of this repository).  Each REV is exported with `git archive` into
+# REV: a commit, tag or branch of this repository; `release:X.Y`, the last
+# commit (on the first-parent line of HEAD) whose snowflake.control has
+# default_version X.Y; or `previous`, the last commit of the version before
+# the current one (as deb.sh picks the release to upgrade from).  Before a
+# release: `bash test/scripts/bench_releases.sh previous`.  A clone with its
+# history is needed.  --list prints the commits the REVs name, and stops.  Each REV is exported with `git archive` into
 # WORKDIR/bK/src, then the working tree (tracked and untracked files, as the
 # suites copy it; --no-tree leaves it out); each is built and installed into
 # a private copy of the PostgreSQL installation PG_CONFIG names (its layout
@@ -49,6 +53,7 @@ N=2000000
 PORT=${SF_RELEASES_PORT:-54420}
 DIR=/var/tmp/snowflake-releases
 TREE=1
+LIST=0
 REVS=()
 ARGS="$*"
 while [ $# -gt 0 ]; do
@@ -58,7 +63,8 @@ while [ $# -gt 0 ]; do
         --port) PORT=$2; shift ;;
         --quick) RUNS=2; N=20000 ;;
         --no-tree) TREE=0 ;;
-        -h|--help) sed -n '2,41p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        --list) LIST=1 ;;
+        -h|--help) sed -n '2,45p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "bench_releases.sh: unknown option $1" >&2; exit 2 ;;
         /*) DIR=$1 ;;   # WORKDIR: an absolute path
         *) REVS+=("$1") ;;
@@ -66,10 +72,48 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ ${#REVS[@]} -gt 0 ] || [ "$TREE" = 1 ] || { echo "bench_releases.sh: nothing to build" >&2; exit 2; }
-for rev in "${REVS[@]}"; do
-    git -C "$ROOT" rev-parse -q --verify "$rev^{commit}" >/dev/null ||
-        { echo "bench_releases.sh: $rev is not a commit of $ROOT" >&2; exit 2; }
+
+control_version() { sed -n "s/^default_version = '\([^']*\)'.*/\1/p"; }
+
+# The last commit whose control file says version $1 (see REV above).
+release_commit() {
+    local newer="" c
+    for c in $(git -C "$ROOT" log --first-parent --format=%H HEAD -- snowflake.control); do
+        if [ "$(git -C "$ROOT" show "$c:snowflake.control" | control_version)" = "$1" ]; then
+            if [ -z "$newer" ]; then git -C "$ROOT" rev-parse HEAD; else git -C "$ROOT" rev-parse "$newer^"; fi
+            return
+        fi
+        newer=$c
+    done
+    echo "bench_releases.sh: no commit of $ROOT has default_version '$1' (a clone with its history is needed)" >&2
+    return 1
+}
+
+# The last commit of the version before the current one.
+previous_commit() {
+    local v first
+    v=$(control_version <"$ROOT/snowflake.control")
+    first=$(git -C "$ROOT" log --reverse --format=%H -S"default_version = '$v'" -- snowflake.control | head -n 1)
+    [ -n "$first" ] && git -C "$ROOT" rev-parse -q --verify "$first^" ||
+        { echo "bench_releases.sh: no commit before version $v's first (a clone with its history is needed)" >&2; return 1; }
+}
+
+for ((j = 0; j < ${#REVS[@]}; j++)); do
+    rev=${REVS[j]}
+    case $rev in
+        previous) c=$(previous_commit) || exit 2; REVS[j]="$(git -C "$ROOT" rev-parse --short "$c") (previous)" ;;
+        release:*) c=$(release_commit "${rev#release:}") || exit 2
+            REVS[j]="$(git -C "$ROOT" rev-parse --short "$c") (${rev#release:})" ;;
+        *) git -C "$ROOT" rev-parse -q --verify "$rev^{commit}" >/dev/null ||
+            { echo "bench_releases.sh: $rev is not a commit of $ROOT" >&2; exit 2; } ;;
+    esac
 done
+if [ "$LIST" = 1 ]; then
+    for rev in "${REVS[@]}"; do
+        echo "$rev: $(git -C "$ROOT" log -1 --format='%h %cs %s' "${rev%% *}" | cut -c1-100)"
+    done
+    exit 0
+fi
 
 # A copy of the installation PG_CONFIG names, below $1, without snowflake's
 # files; prints the copy's pg_config.
@@ -127,9 +171,9 @@ add_build() {
 for rev in "${REVS[@]}"; do
     b=$DIR/b$k
     mkdir -p "$b/src"
-    git -C "$ROOT" archive --format=tar "$rev" | tar -x -C "$b/src"
-    short=$(git -C "$ROOT" rev-parse --short "$rev^{commit}")
-    if [ "$short" = "$rev" ]; then add_build "$rev"; else add_build "$rev ($short)"; fi
+    git -C "$ROOT" archive --format=tar "${rev%% *}" | tar -x -C "$b/src"
+    short=$(git -C "$ROOT" rev-parse --short "${rev%% *}^{commit}")
+    if [ "$short" = "${rev%% *}" ]; then add_build "$rev"; else add_build "$rev ($short)"; fi
 done
 if [ "$TREE" = 1 ]; then
     b=$DIR/b$k
