@@ -33,9 +33,9 @@
 # /proc/<backend>/schedstat, read by the backend) and by the wall clock
 # (clock_timestamp(), also in the backend).  Net ns per id is a query's time
 # less the floor's of the same turn, over N.  Printed: per build the median
-# over the rounds of each net figure, the median ratio of snowflake to CACHE
-# 100 (the target is <= 0.5), and the ratio of each build's snowflake figure
-# to the first build's.  CPU time is the figure a shared machine disturbs
+# over the rounds of each net figure ([min..max] for snowflake's), the ratio
+# of snowflake's median to CACHE 100's (the target is <= 0.5), and of each
+# build's snowflake median to the first build's.  CPU time is the figure a shared machine disturbs
 # least (time spent waiting for a CPU is not in it); the wall clock is what a
 # quiet machine shows.  The load averages before and after are printed: on a
 # loaded machine compare builds only within one run.
@@ -263,25 +263,23 @@ med = statistics.median
 for col, name in ((0, 'backend CPU time'), (1, 'wall clock')):
     print(f'### net ns per id, {name}\n')
     print('| build | snowflake_nextval() | nextval() CACHE 1 | nextval() CACHE 100 '
-          '| snowflake / CACHE 100 | snowflake / first build |')
-    print('|---|---|---|---|---|---|')
+          '| snowflake / CACHE 100 | snowflake / first build | floor, ns per row |')
+    print('|---|---|---|---|---|---|---|')
     first = None
     for b in builds:
         net = {w: [(t[(r, b, w)][col] - t[(r, b, 'floor')][col]) / n for r in rounds]
                for w in ('snowflake', 'cache1', 'cache100')}
-        ratio = med([s / c if c > 0 else float('nan')
-                     for s, c in zip(net['snowflake'], net['cache100'])])
+        # Ratios of the medians: a ratio per round divides by a difference
+        # that noise can bring near zero.
         sf = med(net['snowflake'])
+        c100 = med(net['cache100'])
+        ratio = sf / c100 if c100 > 0 else float('nan')
         if first is None:
-            first = net['snowflake']
-        # The paired per-round ratio against the first build: both ran in
-        # the same round, within seconds of each other.
-        vs = med([s / f if f > 0 else float('nan') for s, f in zip(net['snowflake'], first)])
+            first = sf
+        vs = sf / first if first > 0 else float('nan')
         rng = f"{min(net['snowflake']):.1f}..{max(net['snowflake']):.1f}"
+        floor = med([t[(r, b, 'floor')][col] / n for r in rounds])
         print(f"| {labels[b]} | {sf:.1f} [{rng}] | {med(net['cache1']):.1f} "
-              f"| {med(net['cache100']):.1f} | {ratio:.3f} | {vs:.3f} |")
+              f"| {med(net['cache100']):.1f} | {ratio:.3f} | {vs:.3f} | {floor:.0f} |")
     print()
-print('floor (count(1)), ns per row, CPU / wall: ' + '; '.join(
-    f"{labels[b].split(' ')[0]} {med([t[(r, b, 'floor')][0] / n for r in rounds]):.0f}"
-    f" / {med([t[(r, b, 'floor')][1] / n for r in rounds]):.0f}" for b in builds))
 PY
