@@ -66,6 +66,7 @@ if why=$(cycles_unavailable); then
     echo "cycles per id: not measured: $why"
 else
     PERF_N=${PERF_N:-2000000}
+    chown postgres "$DIR/server.log"  # written by valgrind's run above
     sf_server_start "$DIR"
     trap 'sf_server_stop "$DIR" || true' EXIT
     coproc SESSION { sf_psql "$DIR" -d postgres -At; }
