@@ -48,6 +48,11 @@ PG_CONFIG ?= pg_config
 PG_CXXFLAGS = -std=c++17 -Wextra -Wno-unused-parameter -Wno-register -Wno-missing-field-initializers
 # PGXS links with the C compiler.  libpq: the registrar talks to the registry.
 SHLIB_LINK += -lstdc++ -lpq
+# The library's references to its own symbols bind within it: the id path
+# calls its functions directly and reads its globals without the GOT, rather
+# than through the PLT and GOT as symbols another library could interpose
+# (PostgreSQL loads libraries RTLD_GLOBAL).
+SHLIB_LINK += -Wl,-Bsymbolic
 PG_CPPFLAGS = -I$(shell $(PG_CONFIG) --includedir)
 
 # Debian's PGXS also compiles every .cpp to LLVM bitcode (for JIT inlining)

@@ -39,9 +39,14 @@ struct MsClock {
     int64_t rate_mono_ns = -1;
 };
 
+// Whether `tick` still proves the known millisecond, c.unix_ms.
+inline bool ms_clock_proves(const MsClock &c, uint64_t tick) {
+    return tick >= c.read_tick && tick < c.valid_until;
+}
+
 // The known millisecond, if `tick` still proves it; false means read the clock.
 inline bool ms_clock_current(const MsClock &c, uint64_t tick, int64_t *unix_ms) {
-    if (tick < c.read_tick || tick >= c.valid_until)
+    if (!ms_clock_proves(c, tick))
         return false;
     *unix_ms = c.unix_ms;
     return true;

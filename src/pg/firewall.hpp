@@ -24,8 +24,7 @@ namespace sfpg {
 // nothing.
 template <typename F>
 inline void run_guarded(F &&body) {
-    static char message[256];
-    message[0] = '\0';
+    static char message[256];  // written by the catch that reports it
     try {
         body();
         return;

@@ -20,24 +20,22 @@ struct GenerateState {
 // backend; a parallel worker's own ids stay in the worker), as lastval()
 // keeps the last nextval().  Kept across rollbacks, as lastval() is: the id
 // was issued all the same.  snowflake_generate() leaves it alone: it hands
-// out a set, and a set read through a cursor has no "last" one yet.
-bool have_last_nextval = false;
-int64 last_nextval = 0;
+// out a set, and a set read through a cursor has no "last" one yet.  -1:
+// none yet (ids are never negative), so that keeping it is one store per id.
+int64 last_nextval = -1;
 
 }  // namespace
 
 SNOWFLAKE_ENTRY(snowflake_nextval) {
     (void)fcinfo;
-    int64_t id;
-    sfpg::take_ids(1, &id);
+    const int64_t id = sfpg::take_id();
     last_nextval = id;
-    have_last_nextval = true;
     PG_RETURN_INT64(id);
 }
 
 SNOWFLAKE_ENTRY(snowflake_lastval) {
     (void)fcinfo;
-    if (!have_last_nextval)
+    if (last_nextval < 0)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("snowflake_lastval is not yet defined in this session"),
                         errdetail("snowflake_lastval() returns the last id that "

@@ -481,25 +481,42 @@ pg_noinline int64_t take_ids_loop(int64_t want, int64_t *first) {
     }
 }
 
+// The common case of one id, kept short: one attempt that takes the next id
+// of the current millisecond.  Anything else, and random_sequence_start,
+// goes round the full loop.  Returns by value: an address-taken local would
+// give every id a stack-protector check.
+inline snowflake::AttemptResult take_fast(int64_t want) {
+    if (unlikely(guc_random_sequence_start))
+        return snowflake::AttemptResult{snowflake::Attempt::Slow, 0, 0, 0};
+    SharedState *s = g_shared;
+    SharedWord word{&s->word};
+    const snowflake::AttemptResult a = snowflake::try_fast(
+        word, fast_clock, [s] { return fast_identity(s); }, g_layout, want, 0, s->use_fetch_add);
+    if (likely(a.outcome == snowflake::Attempt::Issued))
+        count_issued(my_counters(), a.first_id, a.count);
+    return a;
+}
+
+pg_noinline int64_t take_id_loop() {
+    int64_t id;
+    (void)take_ids_loop(1, &id);
+    return id;
+}
+
 }  // namespace
 
+// Blocks of ids (snowflake_generate): once per block, the full loop.
 int64_t take_ids(int64_t want, int64_t *first) {
     check_loaded_and_primary();
-    // The common case, kept short: one attempt that takes the next id of
-    // the current millisecond.  Anything else goes round the full loop.
-    if (likely(!guc_random_sequence_start)) {
-        SharedState *s = g_shared;
-        SharedWord word{&s->word};
-        const snowflake::AttemptResult a =
-            snowflake::try_fast(word, fast_clock, [s] { return fast_identity(s); }, g_layout, want,
-                                0, s->use_fetch_add);
-        if (likely(a.outcome == snowflake::Attempt::Issued)) {
-            count_issued(my_counters(), a.first_id, a.count);
-            *first = a.first_id;
-            return a.count;
-        }
-    }
     return take_ids_loop(want, first);
+}
+
+int64_t take_id() {
+    check_loaded_and_primary();
+    const snowflake::AttemptResult a = take_fast(1);
+    if (likely(a.outcome == snowflake::Attempt::Issued))
+        return a.first_id;
+    return take_id_loop();
 }
 
 }  // namespace sfpg

@@ -14,4 +14,8 @@ void check_can_generate();
 // many, the first in *first.  ereports ERROR when no id can be issued.
 int64_t take_ids(int64_t want, int64_t *first);
 
+// Takes one id (snowflake_nextval's path: returned, not stored through a
+// pointer, so that the common case needs no stack-protector check).
+int64_t take_id();
+
 }  // namespace sfpg

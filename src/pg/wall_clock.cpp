@@ -1,9 +1,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #include "../core/ms_clock.hpp"
 #include "wall_clock.hpp"
@@ -34,10 +31,13 @@ int64_t monotonic_ns() {
 #if defined(__x86_64__)
 // RDTSCP waits until every earlier instruction has executed, so a tick read
 // after loading the id word is not taken before that load (plain RDTSC may
-// run ahead of it).
-uint64_t ticks() {
-    unsigned aux;
-    return __rdtscp(&aux);
+// run ahead of it); the memory clobber keeps the compiler from moving loads
+// across it either.  Written out rather than __rdtscp(&aux): a local whose
+// address is taken gives every id a stack-protector check.
+inline uint64_t ticks() {
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi) : : "rcx", "memory");
+    return (static_cast<uint64_t>(hi) << 32) | lo;
 }
 
 // The kernel only picks "tsc" as its clocksource when the TSC is invariant
@@ -58,19 +58,30 @@ bool kernel_trusts_tsc() {
 
 int64_t wall_clock_unix_ms() { return realtime_ns() / 1000000; }
 
+#if defined(__x86_64__)
+namespace {
+
+// A real clock read at tick t, kept for the calls that follow.  Out of line:
+// its timespecs would give the per-id caller a stack-protector check.
+__attribute__((noinline)) int64_t refresh_id_clock(uint64_t t) {
+    if (ms_clock.ticks_per_us == 0)
+        ms_clock.ticks_per_us = ticks_per_us;
+    const int64_t ns = realtime_ns();
+    snowflake::ms_clock_measure_rate(&ms_clock, t, monotonic_ns());
+    snowflake::ms_clock_update(&ms_clock, t, ns, ms_clock.ticks_per_us);
+    return ns / 1000000;
+}
+
+}  // namespace
+#endif
+
 int64_t id_clock_unix_ms() {
 #if defined(__x86_64__)
     if (ticks_per_us > 0) {
         const uint64_t t = ticks();
-        int64_t ms;
-        if (snowflake::ms_clock_current(ms_clock, t, &ms))
-            return ms;
-        if (ms_clock.ticks_per_us == 0)
-            ms_clock.ticks_per_us = ticks_per_us;
-        const int64_t ns = realtime_ns();
-        snowflake::ms_clock_measure_rate(&ms_clock, t, monotonic_ns());
-        snowflake::ms_clock_update(&ms_clock, t, ns, ms_clock.ticks_per_us);
-        return ns / 1000000;
+        if (snowflake::ms_clock_proves(ms_clock, t))
+            return ms_clock.unix_ms;
+        return refresh_id_clock(t);
     }
 #endif
     return wall_clock_unix_ms();

@@ -19,6 +19,9 @@
 # (see test/client/sf_bench --help); `--sweep-only --sessions "1 16 64"` runs
 # only the sweep; --time-only only the time predicates, --no-time skips them;
 # --no-rekey skips the re-key benchmark.
+# `bash test/scripts/bench.sh --releases REV [REV...]` is the release against
+# release benchmark instead (test/scripts/bench_releases.sh, whose options
+# follow --releases): REV's builds and the working tree's, side by side.
 # The sweep is the figure to take on a machine with many
 # cores: on 2 CPUs, 64 sessions mostly measure the scheduler.
 #
@@ -56,8 +59,9 @@ while [ $# -gt 0 ]; do
         --time-only) BENCH=0; SWEEP=0 ;;
         --no-time) TIME=0 ;;
         --no-rekey) REKEY=0 ;;
+        --releases) shift; exec bash "$HERE/bench_releases.sh" "$@" ;;
         --) shift; EXTRA=("$@"); break ;;
-        -h|--help) sed -n '2,36p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
         *) DIR=$1 ;;
     esac
