@@ -13,7 +13,11 @@ bool callback_registered = false;
 // process invalidation messages) is not marked valid.
 uint64 invalidations = 0;
 
+#if PG_VERSION_NUM >= 190000
+void drop_catalog(Datum, SysCacheIdentifier, uint32) {
+#else
 void drop_catalog(Datum, int, uint32) {
+#endif
     catalog_valid = false;
     ++invalidations;
 }

@@ -4,7 +4,8 @@
 // is not one, so without help every partition is scanned.  Two hooks add
 // what the condition implies, and change nothing else:
 //
-// When the planner builds a partition's RelOptInfo (get_relation_info_hook),
+// When the planner builds a partition's RelOptInfo (get_relation_info_hook;
+// build_simple_rel_hook on PostgreSQL 19, which has no get_relation_info_hook),
 // the bounds of its parent's conditions that are constants (a constant
 // window: computed from the server's layout, fixed while the server runs)
 // go through PostgreSQL's own plan-time pruning of the parent; a partition
@@ -30,6 +31,9 @@
 
 extern "C" {
 #include "optimizer/appendinfo.h"
+#if PG_VERSION_NUM >= 190000
+#include "optimizer/pathnode.h"
+#endif
 #include "optimizer/paths.h"
 #include "optimizer/plancat.h"
 #include "partitioning/partdesc.h"
@@ -41,7 +45,11 @@ namespace sfpg {
 
 namespace {
 
+#if PG_VERSION_NUM >= 190000
+build_simple_rel_hook_type prev_build_simple_rel = nullptr;
+#else
 get_relation_info_hook_type prev_get_relation_info = nullptr;
+#endif
 create_upper_paths_hook_type prev_create_upper_paths = nullptr;
 
 // The bounds of rel's conditions, as clauses: the constant ones (a NULL
@@ -117,12 +125,21 @@ void prune_partition(PlannerInfo *root, Oid oid, RelOptInfo *rel) {
     mark_dummy_rel(rel);
 }
 
+#if PG_VERSION_NUM >= 190000
+void time_simple_rel(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte) {
+    if (prev_build_simple_rel)
+        prev_build_simple_rel(root, rel, rte);
+    if (rte->rtekind == RTE_RELATION && guc_time_predicates && enable_partition_pruning)
+        run_guarded([&] { prune_partition(root, rte->relid, rel); });
+}
+#else
 void time_relation_info(PlannerInfo *root, Oid oid, bool inhparent, RelOptInfo *rel) {
     if (prev_get_relation_info)
         prev_get_relation_info(root, oid, inhparent, rel);
     if (guc_time_predicates && enable_partition_pruning)
         run_guarded([&] { prune_partition(root, oid, rel); });
 }
+#endif
 
 // ----------------------------------------------- when the executor starts
 
@@ -158,8 +175,13 @@ void time_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
 }  // namespace
 
 void install_time_pruning_hooks() {
+#if PG_VERSION_NUM >= 190000
+    prev_build_simple_rel = build_simple_rel_hook;
+    build_simple_rel_hook = time_simple_rel;
+#else
     prev_get_relation_info = get_relation_info_hook;
     get_relation_info_hook = time_relation_info;
+#endif
     prev_create_upper_paths = create_upper_paths_hook;
     create_upper_paths_hook = time_upper_paths;
 }
