@@ -75,9 +75,9 @@ chown postgres: "$WORK"
 # The header line: which PostgreSQL the suites run on (a server of its own,
 # single-user, in a scratch cluster).
 server_version() {
-    local d=$WORK/version
-    as_postgres initdb -N -A trust -U postgres -D "$d/data" >"$d.log" 2>&1 || { tail -n 5 "$d.log"; return 1; }
-    echo "SELECT version();" | as_postgres postgres --single -D "$d/data" -j postgres 2>>"$d.log" |
+    local d=$WORK/version log=$LOGS/server-version.log
+    as_postgres initdb -N -A trust -U postgres -D "$d/data" >"$log" 2>&1 || { tail -n 5 "$log"; return 1; }
+    echo "SELECT version();" | as_postgres postgres --single -D "$d/data" -j postgres 2>>"$log" |
         sed -n 's/^[[:space:]]*1: version = "\(.*\)".*/\1/p'
     rm -rf "$d"
 }
