@@ -7,7 +7,8 @@
 # prepared statements, over bigint, integer and timestamptz columns with
 # negative values) runs on both; the transcripts, each query's EXPLAIN
 # (COSTS OFF) and its rows, must be identical.  The servers are otherwise
-# configured alike.
+# configured alike.  On PostgreSQL 19 a second round preloads pg_plan_advice
+# and pg_stash_advice on both servers, snowflake between them.
 #
 #   bash test/scripts/planner_diff.sh [WORKDIR]     (as root; the servers run as postgres)
 #
@@ -30,33 +31,49 @@ trap cleanup EXIT
 
 mkdir -p "$DIR"
 chown postgres: "$DIR"
-COMMON=("jit = off" "autovacuum = off" "max_parallel_workers_per_gather = 2")
-sf_server_init "$WITH" "$PORT" "${COMMON[@]}" "shared_preload_libraries = 'snowflake'" \
-    "snowflake.worker_id = 3"
-sf_server_init "$WITHOUT" "$((PORT + 1))" "${COMMON[@]}"
-sf_server_start "$WITH"
-sf_server_start "$WITHOUT"
-sf_psql "$WITH" -d postgres -c 'CREATE EXTENSION snowflake'
-
 python3 "$HERE/planner_diff.py" >"$DIR/corpus.sql"
 chown postgres: "$DIR/corpus.sql"
 queries=$(grep -c '^\\echo ==== [0-9]*$' "$DIR/corpus.sql")
-for side in "$WITH" "$WITHOUT"; do
-    # Each statement echoed before its output; errors are part of the
-    # transcript: both sides must raise the same.
-    sf_psql "$side" -d postgres -a -v ON_ERROR_STOP=0 -f "$DIR/corpus.sql" >"$side.out" 2>&1
-done
-# The extension's objects are not in the transcript: nothing in the corpus
-# names them.  The servers' own messages name no directory either.
-if ! diff -u "$WITHOUT.out" "$WITH.out" >"$DIR/diff.txt"; then
-    echo "planner_diff: $queries queries; the plans or rows differ with snowflake (- without, + with):" >&2
-    head -n 60 "$DIR/diff.txt" >&2
-    exit 1
+
+# round NAME LIBS_WITH LIBS_WITHOUT: the corpus on a server preloading
+# LIBS_WITH (snowflake among them) and on one preloading LIBS_WITHOUT.
+round() {
+    local name=$1 with_libs=$2 without_libs=$3
+    local common=("jit = off" "autovacuum = off" "max_parallel_workers_per_gather = 2")
+    sf_server_init "$WITH" "$PORT" "${common[@]}" "shared_preload_libraries = '$with_libs'" \
+        "snowflake.worker_id = 3"
+    sf_server_init "$WITHOUT" "$((PORT + 1))" "${common[@]}" "shared_preload_libraries = '$without_libs'"
+    sf_server_start "$WITH"
+    sf_server_start "$WITHOUT"
+    sf_psql "$WITH" -d postgres -c 'CREATE EXTENSION snowflake'
+    for side in "$WITH" "$WITHOUT"; do
+        # Each statement echoed before its output; errors are part of the
+        # transcript: both sides must raise the same.
+        sf_psql "$side" -d postgres -a -v ON_ERROR_STOP=0 -f "$DIR/corpus.sql" >"$side.out" 2>&1
+    done
+    cleanup
+    # The extension's objects are not in the transcript: nothing in the corpus
+    # names them.  The servers' own messages name no directory either.
+    if ! diff -u "$WITHOUT.out" "$WITH.out" >"$DIR/diff.txt"; then
+        echo "planner_diff ($name): $queries queries; the plans or rows differ with snowflake (- without, + with):" >&2
+        head -n 60 "$DIR/diff.txt" >&2
+        exit 1
+    fi
+    if ! grep -qx "==== $queries queries" "$WITH.out"; then
+        echo "planner_diff ($name): the corpus did not run to its end:" >&2
+        tail -n 20 "$WITH.out" >&2
+        exit 1
+    fi
+    local errors
+    errors=$(grep -c '^psql:.*ERROR' "$WITH.out" || true)
+    echo "planner_diff ($name): $queries queries, plans and rows identical with and without snowflake ($errors raise the same error on both)"
+}
+
+round "snowflake alone" snowflake ""
+# PostgreSQL 19's plan advice modules hook the planner too: a second round
+# with them preloaded on both servers, snowflake between them.
+major=$("$(sf_pg_config)" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+if [ "$major" -ge 19 ]; then
+    round "beside pg_plan_advice and pg_stash_advice" "pg_plan_advice,snowflake,pg_stash_advice" \
+        "pg_plan_advice,pg_stash_advice"
 fi
-if ! grep -qx "==== $queries queries" "$WITH.out"; then
-    echo "planner_diff: the corpus did not run to its end:" >&2
-    tail -n 20 "$WITH.out" >&2
-    exit 1
-fi
-errors=$(grep -c '^psql:.*ERROR' "$WITH.out" || true)
-echo "planner_diff: $queries queries, plans and rows identical with and without snowflake ($errors raise the same error on both)"
