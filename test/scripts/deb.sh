@@ -276,24 +276,26 @@ step_build() {
 }
 
 # The source package, as docs/operations.md builds it: the orig tarball from
-# git (HEAD, without debian/), then dpkg-buildpackage -S -nc -d in the tree
-# unpacked from it with this debian/.  Without a warning; it lists a package
-# for every major of debian/pgversions, whichever the root has; lintian on it
-# as on the binaries.
+# git (HEAD, without debian/), then dpkg-buildpackage -S -d in the tree
+# unpacked from it with this debian/, PG_SUPPORTED_VERSIONS the majors of
+# debian/pgversions (so that the clean step keeps debian/control as it is).
+# Without a warning; it lists a package for every major of debian/pgversions,
+# whichever the root has; lintian on it as on the binaries.
 source_package() {
-    local up=${DEBVERSION%-*} s=$IN/source entry suppress= log
+    local up=${DEBVERSION%-*} s=$IN/source entry suppress= log majors
+    majors=$(sed -e 's/#.*//' "$ROOT/debian/pgversions" | xargs)
     mkdir -p "$M$s"
     git -C "$ROOT" archive --format=tar --prefix="pg-snowflake-$up/" HEAD -- . ':!debian' |
         xz >"$M$s/pg-snowflake_$up.orig.tar.xz"
     tar -xJf "$M$s/pg-snowflake_$up.orig.tar.xz" -C "$M$s"
     cp -r "$ROOT/debian" "$M$s/pg-snowflake-$up/"
     log=$M$s/source.log
-    inroot sh -c "cd '$s/pg-snowflake-$up' && dpkg-buildpackage -S -us -uc -nc -d" >"$log" 2>&1 ||
+    inroot sh -c "cd '$s/pg-snowflake-$up' && PG_SUPPORTED_VERSIONS='$majors' dpkg-buildpackage -S -us -uc -d" >"$log" 2>&1 ||
         { tail -n 30 "$log"; fail "dpkg-buildpackage -S failed"; }
     if grep -n 'warning:' "$log"; then fail "the source package build is not warning-free"; fi
     local dsc=$M$s/pg-snowflake_$DEBVERSION.dsc have want
     have=$(sed -n '/^Package-List:/,/^[^ ]/p' "$dsc" | grep -o 'postgresql-[0-9]*-snowflake ' | sort -V | xargs)
-    want=$(sed -e 's/#.*//' "$ROOT/debian/pgversions" | xargs -n 1 printf 'postgresql-%s-snowflake\n' | xargs)
+    want=$(for v in $majors; do echo "postgresql-$v-snowflake"; done | xargs)
     [ "$have" = "$want" ] || fail "the source package lists $have, not $want"
     for entry in "${LINTIAN_ALLOWED[@]}"; do suppress=${suppress:+$suppress,}${entry%%$'\t'*}; done
     inroot sh -c "cd '$s' && lintian --fail-on error,warning --info --display-level '>=info' \
