@@ -35,7 +35,7 @@ unless (-e "$pkglibdir/pgaudit.so")
 }
 my $force = $probe->pg_version >= 16 ? 'debug_parallel_query' : 'force_parallel_mode';
 my @others = ('pg_stat_statements', 'auto_explain', 'pgaudit');
-my $advice = $probe->pg_version >= 19;
+my $advice = $probe->pg_version->major >= 19;
 push @others, 'pg_plan_advice', 'pg_stash_advice' if $advice;
 
 my $worker = 10;
