@@ -144,7 +144,8 @@ run_suite tap tap
 if [ -n "${SNOWFLAKE_UPGRADE_FROM:-}" ]; then
     # pg_upgrade and pg_dump/restore from an older major installed next to
     # this one (run-all.sh copies Debian 12's PostgreSQL 15, with this tree's
-    # build of snowflake, into the root of 17).
+    # build of snowflake, into the root of 17; the root of 19 has Debian
+    # unstable's 18, and run-all.sh builds snowflake for it).
     old=/usr/lib/postgresql/$SNOWFLAKE_UPGRADE_FROM
     run_suite "upgrade-from-$SNOWFLAKE_UPGRADE_FROM" tap SNOWFLAKE_OLD_INSTALL="$old" \
         SNOWFLAKE_DUMP_SOURCE_INSTALL="$old" PROVE_TESTS="test/upgrade/*.pl test/t/020_dump_restore.pl"
