@@ -83,6 +83,7 @@ DPKG_ALLOWED=()
 LINTIAN_ALLOWED=(
     "initial-upload-closes-no-bugs	Debian's rule that a new package's first upload closes its ITP (intent to package) bug; this package is not in Debian and has no such bug, and lintian's own description says the warning can be ignored for a package not intended for Debian."
     "newer-standards-version	Debian 12's lintian knows Debian Policy up to 4.6.2, Debian 13's up to 4.7.2; the package follows the current Policy, 4.7.4, which Debian unstable's lintian checks it against (there this tag cannot occur)."
+    "missing-debian-watch-file-standard	Debian 12's lintian (and any before format 5) looks for a version= line; debian/watch is in watch file format 5 (Version: 5), whose Untrackable field says why there is nothing to watch yet, and which Debian unstable's lintian reads without a tag."
 )
 inroot() { sf_root_run "$M" "$@"; }
 
