@@ -23,7 +23,8 @@
 # SNOWFLAKE_CORE_REGRESS_VERSIONS  the versions that run PostgreSQL's own
 #                      regression suite with and without snowflake (default
 #                      "15 18"; the sources are cached in /var/tmp/snowflake-pgsrc,
-#                      in each root for 17, 18 and 19)
+#                      in each root for 17 and 18; 19 cannot run it while the
+#                      mirror has no source package of postgresql-19)
 # SNOWFLAKE_THIRDPARTY_DIR  where the Citus and pg_tle sources are (default
 #                      ../shared/thirdparty next to the checkout; see
 #                      test/lib/thirdparty.sh)
