@@ -214,7 +214,13 @@ WHERE snowflake_timestamp(id, 1288834974657, 5, 5, 12) >= '2026-01-15 12:00:05+0
 SELECT count(*) FROM toolkit_events
 WHERE snowflake_timestamp(id, 1288834974657, 5, 5, 12) >= '2026-01-15 12:00:05+00'
   AND snowflake_timestamp(id, 1288834974657, 5, 5, 12) < '2026-01-15 12:00:05.1+00';
--- The STABLE form cannot be indexed.
-CREATE INDEX ON toolkit_events (snowflake_timestamp(id));
+-- The STABLE form cannot be indexed (the error alone: PostgreSQL 19 adds
+-- its position).
+DO $$
+BEGIN
+    CREATE INDEX ON toolkit_events (snowflake_timestamp(id));
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE '% %', SQLSTATE, SQLERRM;
+END $$;
 
 DROP TABLE toolkit_events;

@@ -4,10 +4,11 @@
 #   bash test/run-all.sh
 #
 # Installs what it needs, then builds, installs and tests the extension on
-# every PostgreSQL major of SNOWFLAKE_PG_VERSIONS (default "15 17 18"):
+# every PostgreSQL major of SNOWFLAKE_PG_VERSIONS (default "15 17 18 19"):
 #   15  Debian 12's, on this machine;
 #   17  Debian 13 (trixie)'s, in a Debian root under /var/tmp;
-#   18  Debian unstable (sid)'s, in another root.
+#   18  Debian unstable (sid)'s, in another root;
+#   19  Debian experimental's, in a root of Debian unstable (test/lib/pgroot.sh).
 # The roots are built with debootstrap on the first run (a few minutes) and
 # reused after.  The versions run at the same time; each prints one line per
 # suite (pg15/tap, pg17/upgrade-from-15, ...).  Beside them run the release
@@ -22,7 +23,8 @@
 # SNOWFLAKE_CORE_REGRESS_VERSIONS  the versions that run PostgreSQL's own
 #                      regression suite with and without snowflake (default
 #                      "15 18"; the sources are cached in /var/tmp/snowflake-pgsrc,
-#                      in each root for 17 and 18)
+#                      in each root for 17 and 18; 19 cannot run it while the
+#                      mirror has no source package of postgresql-19)
 # SNOWFLAKE_THIRDPARTY_DIR  where the Citus and pg_tle sources are (default
 #                      ../shared/thirdparty next to the checkout; see
 #                      test/lib/thirdparty.sh)
@@ -33,7 +35,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/test/lib/citus.sh"
 . "$ROOT/test/lib/pgtle.sh"
 
-VERSIONS=${SNOWFLAKE_PG_VERSIONS:-15 17 18}
+VERSIONS=${SNOWFLAKE_PG_VERSIONS:-15 17 18 19}
 WORK=${SNOWFLAKE_TEST_DIR:-/var/tmp/snowflake-test}
 LOGS=$WORK/logs
 # Inside a root, the work directory of run-version.sh.
@@ -41,8 +43,8 @@ ROOT_WORK=/var/tmp/snowflake-test
 
 for v in $VERSIONS; do
     case $v in
-        15 | 17 | 18) ;;
-        *) echo "SNOWFLAKE_PG_VERSIONS: PostgreSQL $v is not one this suite runs (15, 17, 18)"
+        15 | 17 | 18 | 19) ;;
+        *) echo "SNOWFLAKE_PG_VERSIONS: PostgreSQL $v is not one this suite runs (15, 17, 18, 19)"
            echo "0 passed, 1 failed"; exit 1 ;;
     esac
 done
@@ -87,6 +89,15 @@ stage_pg15() {
 # Debian 12's PostgreSQL 15 and snowflake for it, into the root $1.
 add_pg15() { stage_pg15 && sf_root_add_pg15 "$1" "$WORK/pg15-for-upgrade/stage"; }
 
+# snowflake for the root's PostgreSQL 18 (Debian unstable's, which the root
+# of 19 holds beside 19: test/lib/pgroot.sh), for 19 to upgrade from.
+add_pg18() {
+    local d=/var/tmp/snowflake-pg18-for-upgrade pgc=/usr/lib/postgresql/18/bin/pg_config
+    rm -rf "$1$d"
+    sf_copy_tree "$ROOT" "$1$d"
+    sf_root_run "$1" sh -c "make -C $d -j2 with_llvm=no PG_CONFIG=$pgc && make -C $d install with_llvm=no PG_CONFIG=$pgc"
+}
+
 # Citus from its source tarball into the root $1 for PostgreSQL $2.
 citus_build() {
     local tarball
@@ -107,15 +118,17 @@ in_root() {
     # shellcheck disable=SC2064
     trap "sf_root_umount '$r'" EXIT
     local env=(SNOWFLAKE_CORE_REGRESS_VERSIONS="${SNOWFLAKE_CORE_REGRESS_VERSIONS:-15 18}")
-    if [ "$v" = 17 ]; then
-        root_suite "$counts" "pg17/add-pg15" add_pg15 "$r" && env+=(SNOWFLAKE_UPGRADE_FROM=15)
-        # Citus, built once into the root and cached there (test/lib/citus.sh).
-        # Without its source (a checkout with no ../shared beside it), the
-        # Citus suite cannot run: said on a line of its own, not counted.
-        if sf_citus_tarball "$ROOT" >/dev/null 2>"$LOGS/pg17-citus-source.log"; then
-            root_suite "$counts" "pg17/citus-build" citus_build "$r" "$v" && env+=(SNOWFLAKE_CITUS=1)
+    [ "$v" != 17 ] || { root_suite "$counts" "pg17/add-pg15" add_pg15 "$r" && env+=(SNOWFLAKE_UPGRADE_FROM=15); }
+    [ "$v" != 19 ] || { root_suite "$counts" "pg19/add-pg18" add_pg18 "$r" && env+=(SNOWFLAKE_UPGRADE_FROM=18); }
+    if [ "$v" = 17 ] || [ "$v" = 18 ]; then
+        # Citus 14.0.1 (16 to 18; none supports 19 yet), built once into the
+        # root and cached there (test/lib/citus.sh).  Without its source (a
+        # checkout with no ../shared beside it), the Citus suite cannot run:
+        # said on a line of its own, not counted.
+        if sf_citus_tarball "$ROOT" >/dev/null 2>"$LOGS/pg$v-citus-source.log"; then
+            root_suite "$counts" "pg$v/citus-build" citus_build "$r" "$v" && env+=(SNOWFLAKE_CITUS=1)
         else
-            printf '%-34s SKIPPED: %s\n' "pg17/citus" "$(head -n 1 "$LOGS/pg17-citus-source.log")"
+            printf '%-34s SKIPPED: %s\n' "pg$v/citus" "$(head -n 1 "$LOGS/pg$v-citus-source.log")"
         fi
     fi
     # The tree goes in as files (the postgres user of the root owns its copy).
@@ -125,7 +138,7 @@ in_root() {
     # pg_tle's source, for the SQL edition's suite (test/lib/pgtle.sh), goes
     # in beside it: inside the root there is no ../shared.
     local pgtle
-    if sf_pgtle_supports "$v" && pgtle=$(sf_pgtle_tarball "$ROOT" 2>/dev/null); then
+    if sf_pgtle_supports "$v" && pgtle=$(sf_pgtle_tarball "$ROOT" "$v" 2>/dev/null); then
         mkdir -p "$r$ROOT_WORK/thirdparty"
         cp "$pgtle" "$r$ROOT_WORK/thirdparty/"
         env+=(SNOWFLAKE_THIRDPARTY_DIR="$ROOT_WORK/thirdparty")
@@ -152,6 +165,13 @@ debs() {
     sf_root_umount "$r"
     [ $ok -eq 0 ] || return
     for step in build install upgrade; do
+        # The upgrade step installs the previous release first, and no
+        # release before 1.5 builds on PostgreSQL 19.
+        if [ "$step" = upgrade ] && [ "$v" = 19 ] &&
+            [ "$(sed -n "s/^default_version = '\([^']*\)'.*/\1/p" "$ROOT/snowflake.control")" = 1.5 ]; then
+            printf '%-34s SKIPPED: %s\n' "pg19/deb-upgrade" "no release before 1.5 builds on PostgreSQL 19: nothing to upgrade from"
+            continue
+        fi
         root_suite "$counts" "pg$v/deb-$step" bash "$ROOT/test/scripts/deb.sh" "$v" "$WORK/deb-pg$v" "$step"
     done
 }

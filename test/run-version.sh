@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The suites of one PostgreSQL major, on the system this runs on: the machine
-# itself for 15 (Debian 12), a Debian root for 17 and 18 (test/run-all.sh
+# itself for 15 (Debian 12), a Debian root for 17, 18 and 19 (test/run-all.sh
 # builds the roots and runs this inside them).  As root, with the build and
 # test dependencies installed:
 #
 #   bash test/run-version.sh VERSION WORKDIR
 #
-# Copies the tree to WORKDIR/src (owned by postgres), prints one line per
-# suite, named pgVERSION/SUITE, and writes "PASSED FAILED" to WORKDIR/counts
+# Copies the tree to WORKDIR/src (owned by postgres), prints a header line
+# with the server's SELECT version(), then one line per suite, named
+# pgVERSION/SUITE, and writes "PASSED FAILED" to WORKDIR/counts
 # (and the names of failed suites to WORKDIR/failed-suites).
 # Logs are in WORKDIR/logs.  Exits non-zero if a suite failed.
 set -u
@@ -71,6 +72,17 @@ mkdir -p "$LOGS"
 sf_copy_tree "$ROOT" "$SRC"
 chown postgres: "$WORK"
 
+# The header line: which PostgreSQL the suites run on (a server of its own,
+# single-user, in a scratch cluster).
+server_version() {
+    local d=$WORK/version log=$LOGS/server-version.log
+    as_postgres initdb -N -A trust -U postgres -D "$d/data" >"$log" 2>&1 || { tail -n 5 "$log"; return 1; }
+    echo "SELECT version();" | as_postgres postgres --single -D "$d/data" -j postgres 2>>"$log" |
+        sed -n 's/^[[:space:]]*1: version = "\(.*\)".*/\1/p'
+    rm -rf "$d"
+}
+echo "pg$V: $(server_version)"
+
 run_suite build-and-install build_and_install
 chown -R postgres: "$SRC"
 if [ "$V" = 15 ]; then
@@ -114,15 +126,16 @@ fi
 run_suite bench-quick bash "$SRC/test/scripts/bench.sh" --quick "$WORK/bench"
 # The SQL edition (docs/managed.md): a managed server with pg_tle built from
 # its source (next to the checkout, as Citus's), the plain script, the
-# conformance with the C extension, moving between them.  pg_tle 1.5.2
-# supports PostgreSQL 12 to 17: on 18, and without pg_tle's source, only the
-# tests that need no pg_tle run, and a line says why the others do not.
+# conformance with the C extension, moving between them.  pg_tle 1.5.2 on 15
+# and 17, its 1.5.3-dev on 18 and 19 (test/lib/pgtle.sh): without pg_tle's
+# source, only the tests that need no pg_tle run, and a line says why the
+# others do not.
 pgtle_env=()
-if sf_pgtle_supports "$V" && pgtle_tarball=$(sf_pgtle_tarball "$ROOT" 2>"$LOGS/sql-edition-source.log"); then
+if sf_pgtle_supports "$V" && pgtle_tarball=$(sf_pgtle_tarball "$ROOT" "$V" 2>"$LOGS/sql-edition-source.log"); then
     pgtle_env=(SNOWFLAKE_PGTLE_TARBALL="$pgtle_tarball")
 else
     sf_pgtle_supports "$V" && why=$(head -n 1 "$LOGS/sql-edition-source.log") ||
-        why="pg_tle 1.5.2 supports PostgreSQL 12 to 17, not $V"
+        why=$(sf_pgtle_why_not "$V")
     printf '%-34s SKIPPED: %s\n' "pg$V/sql-edition-on-pg_tle" "$why"
 fi
 run_suite sql-edition env "${pgtle_env[@]}" bash "$SRC/test/scripts/sql_edition.sh" "$WORK/sql-edition"
@@ -131,7 +144,8 @@ run_suite tap tap
 if [ -n "${SNOWFLAKE_UPGRADE_FROM:-}" ]; then
     # pg_upgrade and pg_dump/restore from an older major installed next to
     # this one (run-all.sh copies Debian 12's PostgreSQL 15, with this tree's
-    # build of snowflake, into the root of 17).
+    # build of snowflake, into the root of 17; the root of 19 has Debian
+    # unstable's 18, and run-all.sh builds snowflake for it).
     old=/usr/lib/postgresql/$SNOWFLAKE_UPGRADE_FROM
     run_suite "upgrade-from-$SNOWFLAKE_UPGRADE_FROM" tap SNOWFLAKE_OLD_INSTALL="$old" \
         SNOWFLAKE_DUMP_SOURCE_INSTALL="$old" PROVE_TESTS="test/upgrade/*.pl test/t/020_dump_restore.pl"

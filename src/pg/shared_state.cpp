@@ -164,7 +164,12 @@ void shmem_startup() {
     SharedState *s = reinterpret_cast<SharedState *>(TYPEALIGN(PG_CACHE_LINE_SIZE, raw));
     if (!found) {
         new (s) SharedState{};
+#if PG_VERSION_NUM >= 190000
+        // The name is kept in shared memory: every process sees it.
+        s->lock_tranche_id = LWLockNewTrancheId("snowflake");
+#else
         s->lock_tranche_id = LWLockNewTrancheId();
+#endif
         LWLockInitialize(&s->lock, s->lock_tranche_id);
         s->reserver_latch = nullptr;
         s->registrar_latch = nullptr;
@@ -184,9 +189,11 @@ void shmem_startup() {
         on_shmem_exit(record_final_mark, 0);
     }
     g_shared = s;
+#if PG_VERSION_NUM < 190000
     // Names the lock's wait events ("snowflake" in pg_stat_activity); every
     // backend inherits this from the postmaster.
     LWLockRegisterTranche(s->lock_tranche_id, "snowflake");
+#endif
     LWLockRelease(AddinShmemInitLock);
 }
 

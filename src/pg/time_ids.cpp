@@ -3,6 +3,12 @@
 #include "settings.hpp"
 #include "time_ids.hpp"
 
+#if PG_VERSION_NUM >= 190000
+extern "C" {
+#include "nodes/miscnodes.h"
+}
+#endif
+
 namespace sfpg {
 
 namespace {
@@ -78,6 +84,23 @@ TimestampTz overflow_to_infinity(TimestampTz t, int overflow) {
 
 }  // namespace
 
+#if PG_VERSION_NUM >= 190000
+// PostgreSQL 19 reports a result out of timestamptz's range as a soft error;
+// it falls off the end on the input's side.
+TimestampTz date_as_timestamptz(DateADT d) {
+    ErrorSaveContext escontext{};
+    escontext.type = T_ErrorSaveContext;
+    const TimestampTz t = date2timestamptz_safe(d, reinterpret_cast<Node *>(&escontext));
+    return overflow_to_infinity(t, escontext.error_occurred ? (d > 0 ? 1 : -1) : 0);
+}
+
+TimestampTz timestamp_as_timestamptz(Timestamp ts) {
+    ErrorSaveContext escontext{};
+    escontext.type = T_ErrorSaveContext;
+    const TimestampTz t = timestamp2timestamptz_safe(ts, reinterpret_cast<Node *>(&escontext));
+    return overflow_to_infinity(t, escontext.error_occurred ? (ts > 0 ? 1 : -1) : 0);
+}
+#else
 TimestampTz date_as_timestamptz(DateADT d) {
     int overflow = 0;
     const TimestampTz t = date2timestamptz_opt_overflow(d, &overflow);
@@ -89,6 +112,7 @@ TimestampTz timestamp_as_timestamptz(Timestamp ts) {
     const TimestampTz t = timestamp2timestamptz_opt_overflow(ts, &overflow);
     return overflow_to_infinity(t, overflow);
 }
+#endif
 
 bool range_ids(const snowflake::Layout &layout, Datum range, int64 *lo, int64 *hi,
                bool *upper_inclusive) {

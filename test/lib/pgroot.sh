@@ -1,7 +1,8 @@
 # Debian roots that hold the PostgreSQL majors this machine's Debian does not
 # ship (source, don't run).  Debian 12 has PostgreSQL 15; 17 comes from
-# Debian 13 (trixie) and 18 from Debian unstable (sid), each in a root of its
-# own built with debootstrap and cached under /var/tmp between runs.
+# Debian 13 (trixie), 18 from Debian unstable (sid) and 19 from Debian
+# experimental on top of unstable, each in a root of its own built with
+# debootstrap and cached under /var/tmp between runs.
 #
 # Package roots (KIND "deb"), one per major, 15 (Debian 12) included, hold
 # the server and the Debian packaging tools and nothing built by the suites:
@@ -25,9 +26,38 @@ sf_root_suite() {
     case $1 in
         15) echo bookworm ;;
         17) echo trixie ;;
-        18) echo sid ;;
+        18 | 19) echo sid ;;
         *) return 1 ;;
     esac
+}
+
+# The packages of a PostgreSQL major that may come from Debian experimental
+# (19, while unstable has no PostgreSQL 19): the server, its client and
+# headers, its modules (JIT, pgaudit) and libpq.  Pinned at unstable's
+# priority, so apt takes the highest version of each from either suite -- a
+# release as soon as one of them has it -- and everything else from unstable
+# only (experimental as a whole would bring a newer perl, and more).
+sf_root_experimental() {
+    case $1 in
+        19) echo "postgresql-19 postgresql-19-* postgresql-client-19 postgresql-server-dev-19 libpq5 libpq-dev" ;;
+    esac
+}
+
+# sf_root_sources ROOT VERSION: apt's sources and pins inside a root.
+sf_root_sources() {
+    local r=$1 v=$2 suite exp
+    suite=$(sf_root_suite "$v") || return 1
+    exp=$(sf_root_experimental "$v")
+    {
+        echo "deb $SF_MIRROR $suite main"
+        [ -z "$exp" ] || echo "deb $SF_MIRROR experimental main"
+    } >"$r/etc/apt/sources.list"
+    if [ -n "$exp" ]; then
+        printf 'Package: %s\nPin: release a=experimental\nPin-Priority: 500\n' "$exp" \
+            >"$r/etc/apt/preferences.d/snowflake-experimental"
+    else
+        rm -f "$r/etc/apt/preferences.d/snowflake-experimental"
+    fi
 }
 
 sf_root_path() { echo "$SF_ROOTS_DIR/snowflake-${2:-}root-pg$1"; }
@@ -45,10 +75,12 @@ sf_root_packages() {
     fi
     echo "postgresql-$1 postgresql-server-dev-$1 make g++ libpqxx-dev libipc-run-perl" \
         "faketime rsync procps locales-all python3 gdb dpkg-dev postgresql-$1-pgaudit"
+    # pg_upgrade from 18 to 19: Debian unstable's 18 beside 19 (run-all.sh).
+    [ "$1" != 19 ] || echo "postgresql-18 postgresql-server-dev-18"
     # The Django client suite runs on 18 (Debian unstable's Django 5.2).
     [ "$1" != 18 ] || echo "python3-django python3-psycopg2"
-    # The SQL edition's suite builds pg_tle (12 to 17) on 17 (test/lib/pgtle.sh).
-    [ "$1" != 17 ] || echo "flex bison libkrb5-dev"
+    # The SQL edition's suite builds pg_tle on 17, 18 and 19 (test/lib/pgtle.sh).
+    [ "$1" -lt 17 ] || echo "flex bison libkrb5-dev"
 }
 
 # Every mount below DIR, deepest first.
@@ -128,11 +160,12 @@ sf_root_apt() {
 # (a package root with deb), built on first use.  Output goes to LOG.
 # Returns non-zero if it cannot be made.
 sf_root_ensure() {
-    local v=$1 log=$2 kind=${3:-} suite r stamp want
+    local v=$1 log=$2 kind=${3:-} suite r stamp want exp
     suite=$(sf_root_suite "$v") || { echo "no Debian root known for PostgreSQL $v" >"$log"; return 1; }
+    exp=$(sf_root_experimental "$v")
     r=$(sf_root_path "$v" "$kind")
     stamp="$r/etc/snowflake-root"
-    want="$suite: $(sf_root_packages "$v" "$kind")"
+    want="$suite${exp:+ (from experimental: $exp)}: $(sf_root_packages "$v" "$kind")"
     {
         if [ "${SNOWFLAKE_ROOTS_REFRESH:-0}" = 1 ]; then
             sf_root_remove "$r" || return 1
@@ -142,7 +175,6 @@ sf_root_ensure() {
             sf_root_remove "$r.new" || return 1
             echo "== debootstrap $suite into $r"
             debootstrap --variant=minbase "$suite" "$r.new" "$SF_MIRROR" || return 1
-            echo "deb $SF_MIRROR $suite main" >"$r.new/etc/apt/sources.list"
             # No service starts inside the root, and no cluster of Debian's
             # own: the suites run their servers themselves.  (Clusters made
             # by hand with pg_createcluster still include conf.d, as on Debian.)
@@ -154,6 +186,7 @@ sf_root_ensure() {
             mv "$r.new" "$r"
         fi
         sf_root_mount "$r"
+        sf_root_sources "$r" "$v" || return 1
         # Name resolution for apt, as on the machine.
         cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
         if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then

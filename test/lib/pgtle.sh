@@ -9,9 +9,11 @@
 # snowflake's files; the managed server runs from the copy (a relocated copy
 # works: Debian's binaries find their files relative to their own place).
 #
-#   sf_pgtle_tarball CHECKOUT    -> the newest pg_tle-*.tar.gz (thirdparty.sh's
+#   sf_pgtle_tarball CHECKOUT MAJOR  -> the pg_tle source for that PostgreSQL
+#                                   major (sf_pgtle_glob; thirdparty.sh's
 #                                   lookup), or a message and non-zero
-#   sf_pgtle_supports MAJOR      0 if pg_tle builds for that PostgreSQL major
+#   sf_pgtle_supports MAJOR      0 if a pg_tle source here builds for that major
+#   sf_pgtle_why_not MAJOR       why not, in a line
 #   sf_pgtle_tree DEST TARBALL   copies the installation of PG_CONFIG to DEST
 #                                (its layout kept below DEST), removes
 #                                snowflake's files from the copy, builds and
@@ -24,12 +26,23 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/thirdparty.sh"
 
-# The majors pg_tle 1.5.2 supports (its README): 12 to 17.
-SF_PGTLE_MAJORS="12 13 14 15 16 17"
+# Which pg_tle for which major.  The release 1.5.2 wherever it builds (12 to
+# 17, its README): managed services run releases.  On 18 and 19, where 1.5.2
+# does not build, pg_tle's source from commit 2f4b7b3, its 1.5.3 not yet
+# released (../shared/thirdparty/README.md).
+sf_pgtle_glob() {
+    case $1 in
+        12 | 13 | 14 | 15 | 16 | 17) echo 'pg_tle-1.5.2.tar.gz' ;;
+        18 | 19) echo 'pg_tle-1.5.3-dev-*.tar.gz' ;;
+        *) return 1 ;;
+    esac
+}
 
-sf_pgtle_tarball() { sf_thirdparty_tarball "$1" 'pg_tle-*.tar.gz' pg_tle; }
+sf_pgtle_tarball() { sf_thirdparty_tarball "$1" "$(sf_pgtle_glob "$2")" "pg_tle (for PostgreSQL $2)"; }
 
-sf_pgtle_supports() { [[ " $SF_PGTLE_MAJORS " == *" $1 "* ]]; }
+sf_pgtle_supports() { sf_pgtle_glob "$1" >/dev/null; }
+
+sf_pgtle_why_not() { echo "no pg_tle source here builds on PostgreSQL $1 (1.5.2: 12 to 17; 1.5.3-dev: 18 and 19)"; }
 
 sf_pgtle_tree() {
     local dest=$1 tarball=$2 pgc bindir prefix libtree sharedir incdir v start=$SECONDS

@@ -4,10 +4,17 @@
 #
 #   bash test/scripts/deb.sh VERSION WORKDIR STEP
 #
-#   build    dpkg-buildpackage -us -uc -b builds exactly postgresql-VERSION-
-#            snowflake (and its -dbgsym) at the changelog's version, without
-#            a compiler warning; lintian reports no error and no warning (one
-#            tag accepted, with its reason below); the package holds exactly
+#   build    dpkg-buildpackage -us -uc -b, run before the server is installed
+#            (as the README's route does), builds a package (and its -dbgsym)
+#            at the changelog's version for every major of debian/pgversions
+#            whose server headers the root has -- VERSION's, and 18's in the
+#            root of 19 (postgresql-server-dev-all of Debian unstable brings
+#            them) -- and nothing else, without a warning of the compiler or
+#            of dpkg (DPKG_ALLOWED below: none); each package's dependencies on
+#            the server (postgresql-N, postgresql-N-jit-llvm, Breaks) are those
+#            of the distribution's own package of that major (pgvector's, else
+#            pgaudit's); lintian reports no error and no warning
+#            (LINTIAN_ALLOWED below, each with its reason); the package holds exactly
 #            what make install installs, which is the library, the control
 #            file, every SQL script the build makes from src/sql (make
 #            sql-scripts) and, the server having JIT, the bitcode, plus
@@ -16,7 +23,8 @@
 #   install  apt install ./postgresql-VERSION-snowflake_*.deb into a
 #            PostgreSQL that holds no snowflake file; the regression suite,
 #            preloaded and not, against the installed package (the package's
-#            own test, debian/tests/installcheck, run by autopkgtest); apt
+#            own test, debian/tests/installcheck, run by `autopkgtest -B . --
+#            null` in the tree as committed, as in a fresh clone); apt
 #            purge, after which nothing of the package is left and /usr and
 #            /etc are as before.
 #   upgrade  the previous release (below) built with this debian/ directory
@@ -29,7 +37,7 @@
 #
 # Where, and why there.  Each step runs in a fresh overlay (mount -t overlay)
 # of the package root of VERSION: a Debian root (12 for 15, 13 for 17,
-# unstable for 18) that holds the server, its headers and the packaging tools
+# unstable for 18, unstable with experimental's PostgreSQL for 19) that holds the server, its headers and the packaging tools
 # and nothing else, built with debootstrap and cached under /var/tmp like the
 # test roots (sf_root_ensure VERSION LOG deb, test/lib/pgroot.sh).  No suite
 # ever runs make install in a package root, and every write of a step lands in
@@ -67,6 +75,17 @@ IN=/var/tmp/snowflake-deb
 PGBIN=/usr/lib/postgresql/$V/bin
 
 fail() { echo "deb.sh $STEP, PostgreSQL $V: $*" >&2; exit 1; }
+
+# The warnings accepted, each with its reason; any other fails the step.
+# dpkg's (and the compiler's) during the build: an extended regular
+# expression for the line, a tab, the reason.  None today.
+DPKG_ALLOWED=()
+# lintian's, by tag, a tab, the reason.
+LINTIAN_ALLOWED=(
+    "initial-upload-closes-no-bugs	Debian's rule that a new package's first upload closes its ITP (intent to package) bug; this package is not in Debian and has no such bug, and lintian's own description says the warning can be ignored for a package not intended for Debian."
+    "newer-standards-version	Debian 12's lintian knows Debian Policy up to 4.6.2, Debian 13's up to 4.7.2; the package follows the current Policy, 4.7.4, which Debian unstable's lintian checks it against (there this tag cannot occur)."
+    "missing-debian-watch-file-standard	Debian 12's lintian (and any before format 5) looks for a version= line; debian/watch is in watch file format 5 (Version: 5), whose Untrackable field says why there is nothing to watch yet, and which Debian unstable's lintian reads without a tag."
+)
 inroot() { sf_root_run "$M" "$@"; }
 
 [ -f "$R/etc/snowflake-root" ] || fail "no package root at $R (sf_root_ensure $V LOG deb builds it)"
@@ -116,8 +135,14 @@ build_debs() {
         tail -n 40 "$log"
         fail "dpkg-buildpackage failed in $src"
     fi
-    # Compiler warnings (dpkg's own tools print theirs as "dpkg-...: warning:").
-    if grep -n 'warning:' "$log" | grep -v ':dpkg-[a-z]*: warning:'; then
+    # Every warning, the compiler's and dpkg's, but those of DPKG_ALLOWED.
+    local warnings entry
+    warnings=$(grep -n 'warning:' "$log" || true)
+    for entry in "${DPKG_ALLOWED[@]}"; do
+        warnings=$(grep -Ev -- "${entry%%$'\t'*}" <<<"$warnings" || true)
+    done
+    if [ -n "$warnings" ]; then
+        echo "$warnings"
         fail "the package build is not warning-free"
     fi
 }
@@ -161,27 +186,65 @@ purge_and_check() {
     echo "purged: no file of $PKG is left"
 }
 
+# The postgresql-* entries of a dependency field, one a line: server_deps
+# FIELD DEB (a built package) or server_deps FIELD - PACKAGE (apt's candidate).
+server_deps() {
+    local field=$1 deb=$2 pkg=${3:-}
+    if [ "$deb" = - ]; then
+        inroot apt-cache show --no-all-versions "$pkg" | sed -n "s/^$field: //p"
+    else
+        dpkg-deb -f "$deb" "$field"
+    fi | tr ',' '\n' | sed 's/^ *//; s/ *$//' | grep '^postgresql-' | sort || true
+}
+
+# check_server_deps MAJOR DEB: its dependencies on the server are those of
+# the distribution's own package of an extension for that major.
+check_server_deps() {
+    local v=$1 deb=$2 ref field
+    for ref in "postgresql-$v-pgvector" "postgresql-$v-pgaudit" ""; do
+        [ -n "$ref" ] || fail "neither postgresql-$v-pgvector nor postgresql-$v-pgaudit is known to apt, to compare with"
+        inroot apt-cache show --no-all-versions "$ref" >/dev/null 2>&1 && break
+    done
+    for field in Depends Breaks; do
+        diff <(server_deps "$field" - "$ref") <(server_deps "$field" "$deb") >&2 ||
+            fail "$(basename "$deb"): $field on the server (right) is not $ref's (left)"
+    done
+    echo "postgresql-$v-snowflake: Depends $(server_deps Depends "$deb" | paste -sd, -)," \
+        "Breaks $(server_deps Breaks "$deb" | paste -sd, -), as $ref $(inroot apt-cache show --no-all-versions "$ref" | sed -n 's/^Version: //p')"
+}
+
 step_build() {
-    local debs deb stage want have pkgfiles
+    local debs deb stage want have pkgfiles majors v
     rm -rf "$WORK/debs"
     copy_tree "$IN/src"
+    # Built before the server is installed, as the README's route does: its
+    # headers only (the root's server, and its JIT, removed in the overlay).
+    inroot sh -c "dpkg -r --force-depends postgresql-$V postgresql-$V-jit >/dev/null 2>&1 || true"
     build_debs "$IN/src"
     debs=$(cd "$M$IN" && ls -- *.deb)
     echo "built: ${debs//$'\n'/ }"
     local arch
     arch=$(inroot dpkg --print-architecture)
-    [ "$debs" = "$(printf '%s\n' "${PKG}-dbgsym_${DEBVERSION}_$arch.deb" "${PKG}_${DEBVERSION}_$arch.deb" | sort)" ] ||
-        fail "dpkg-buildpackage built ${debs//$'\n'/ }, not ${PKG}_${DEBVERSION}_$arch.deb and its -dbgsym"
+    # The majors of debian/pgversions whose headers the root has.
+    majors=$(inroot dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'postgresql-server-dev-[0-9]*' |
+        sed -n 's/^ii  *postgresql-server-dev-\([0-9]*\)$/\1/p' |
+        grep -xF -f <(sed -e 's/#.*//' -e '/^ *$/d' "$ROOT/debian/pgversions") | sort -n)
+    [[ " $(echo $majors) " == *" $V "* ]] || fail "the root has no server headers of $V (majors: $majors)"
+    want=$(for v in $majors; do
+        printf '%s\n' "postgresql-$v-snowflake-dbgsym_${DEBVERSION}_$arch.deb" "postgresql-$v-snowflake_${DEBVERSION}_$arch.deb"
+    done | sort)
+    [ "$debs" = "$want" ] ||
+        fail "dpkg-buildpackage built ${debs//$'\n'/ }, not ${want//$'\n'/ } (PostgreSQL $(echo $majors))"
+    for v in $majors; do check_server_deps "$v" "$M$IN/postgresql-$v-snowflake_${DEBVERSION}_$arch.deb"; done
 
-    # lintian: no error, no warning.  One tag accepted: initial-upload-closes-
-    # no-bugs, Debian's rule that a new package's first upload closes its ITP
-    # ("intent to package") bug.  This package is not in Debian and has no
-    # such bug, and lintian's own description says the warning can be ignored
-    # for a package not intended for Debian.  Informational tags are printed.
+    # lintian: no error, no warning, but the tags of LINTIAN_ALLOWED.
+    # Informational tags are printed.
+    local entry suppress=
+    for entry in "${LINTIAN_ALLOWED[@]}"; do suppress=${suppress:+$suppress,}${entry%%$'\t'*}; done
     inroot sh -c "cd '$IN' && lintian --fail-on error,warning --info --display-level '>=info' \
-        --suppress-tags initial-upload-closes-no-bugs ./*.changes" ||
+        ${suppress:+--suppress-tags $suppress} ./*.changes" ||
         fail "lintian reports an error or a warning"
-    echo "lintian: no error, no warning"
+    echo "lintian: no error, no warning${suppress:+ (accepted: $suppress)}"
 
     # The package's files against make install's, and both against the tree.
     deb="$M$IN/${PKG}_${DEBVERSION}_$arch.deb"
@@ -213,6 +276,36 @@ step_build() {
 
     mkdir -p "$WORK/debs"
     cp "$M$IN"/*.deb "$M$IN"/*.changes "$WORK/debs/"
+    source_package
+}
+
+# The source package, as docs/operations.md builds it: the orig tarball from
+# git (HEAD, without debian/), then dpkg-buildpackage -S -d in the tree
+# unpacked from it with this debian/, PG_SUPPORTED_VERSIONS the majors of
+# debian/pgversions (so that the clean step keeps debian/control as it is).
+# Without a warning; it lists a package for every major of debian/pgversions,
+# whichever the root has; lintian on it as on the binaries.
+source_package() {
+    local up=${DEBVERSION%-*} s=$IN/source entry suppress= log majors
+    majors=$(sed -e 's/#.*//' "$ROOT/debian/pgversions" | xargs)
+    mkdir -p "$M$s"
+    git -C "$ROOT" archive --format=tar --prefix="pg-snowflake-$up/" HEAD -- . ':!debian' |
+        xz >"$M$s/pg-snowflake_$up.orig.tar.xz"
+    tar -xJf "$M$s/pg-snowflake_$up.orig.tar.xz" -C "$M$s"
+    cp -r "$ROOT/debian" "$M$s/pg-snowflake-$up/"
+    log=$M$s/source.log
+    inroot sh -c "cd '$s/pg-snowflake-$up' && PG_SUPPORTED_VERSIONS='$majors' dpkg-buildpackage -S -us -uc -d" >"$log" 2>&1 ||
+        { tail -n 30 "$log"; fail "dpkg-buildpackage -S failed"; }
+    if grep -n 'warning:' "$log"; then fail "the source package build is not warning-free"; fi
+    local dsc=$M$s/pg-snowflake_$DEBVERSION.dsc have want
+    have=$(sed -n '/^Package-List:/,/^[^ ]/p' "$dsc" | grep -o 'postgresql-[0-9]*-snowflake ' | sort -V | xargs)
+    want=$(for v in $majors; do echo "postgresql-$v-snowflake"; done | xargs)
+    [ "$have" = "$want" ] || fail "the source package lists $have, not $want"
+    for entry in "${LINTIAN_ALLOWED[@]}"; do suppress=${suppress:+$suppress,}${entry%%$'\t'*}; done
+    inroot sh -c "cd '$s' && lintian --fail-on error,warning --info --display-level '>=info' \
+        ${suppress:+--suppress-tags $suppress} ./*_source.changes" ||
+        fail "lintian reports an error or a warning on the source package"
+    echo "source package: $(basename "$dsc"), binary packages $have; lintian: no error, no warning"
 }
 
 current_deb() {
@@ -234,10 +327,9 @@ step_install() {
     [ "$(installed_version)" = "ii $DEBVERSION" ] || fail "$PKG is not installed at $DEBVERSION: $(installed_version)"
     echo "installed: $PKG $DEBVERSION"
     # The package's own test, run by autopkgtest against the installed package
-    # (-B: nothing built), its dependencies (debian/tests/control) listed for
-    # the majors at hand as a package build would list them.
+    # (-B: nothing built), from the tree as a fresh clone has it, as the
+    # documentation runs it.
     copy_tree "$IN/src"
-    inroot sh -c "cd '$IN/src' && PG_SUPPORTED_VERSIONS=installed pg_buildext updatecontrol" >/dev/null
     # (No Python bytecode caches: the listing after the purge must equal the one before.)
     inroot env PYTHONDONTWRITEBYTECODE=1 autopkgtest -B "$IN/src" -- null || fail "the regression suite fails against the package (autopkgtest)"
     echo "the regression suite passes against the installed package"

@@ -8,7 +8,9 @@
 #     this runs in the regress test extension_versions);
 #   - one version: META.json's is the default_version (as x.y.0), and so is
 #     debian/changelog's upstream version;
-#   - debian/control is what debian/control.in gives for 15, 17 and 18;
+#   - debian/control is what debian/control.in gives for the majors of
+#     debian/pgversions (those CI builds), and debian/tests/control accepts
+#     the package of any of them;
 #   - META.json follows the PGXN Meta Spec 1.0.0 (test/scripts/pgxn_meta.pl,
 #     which is first shown to reject broken copies of it);
 #   - make dist writes snowflake-VERSION.zip from git, holding exactly the
@@ -106,10 +108,14 @@ controls=$OUT/debian-control
 rm -rf "$controls"
 mkdir -p "$controls"
 cp -r debian "$controls/"
-(cd "$controls" && PG_SUPPORTED_VERSIONS="15 17 18" pg_buildext updatecontrol)
-diff -u debian/control "$controls/debian/control" &&
-    diff -u debian/tests/control "$controls/debian/tests/control" ||
-    fail "debian/control is not what debian/control.in gives: run PG_SUPPORTED_VERSIONS=\"15 17 18\" pg_buildext updatecontrol"
+majors=$(sed -e 's/#.*//' debian/pgversions | xargs)
+(cd "$controls" && PG_SUPPORTED_VERSIONS="$majors" pg_buildext updatecontrol)
+diff -u debian/control "$controls/debian/control" ||
+    fail "debian/control is not what debian/control.in gives: run PG_SUPPORTED_VERSIONS=\"$majors\" pg_buildext updatecontrol"
+want=$(for v in $majors; do printf 'postgresql-%s-snowflake | ' "$v"; done)
+grep -qxF " ${want% | }," debian/tests/control ||
+    fail "debian/tests/control does not accept the package of each major of debian/pgversions ($majors)"
+echo "debian/control and debian/tests/control: PostgreSQL $majors"
 
 # make dist, from git: exactly the tracked files of HEAD, under snowflake-VERSION/.
 git rev-parse --git-dir >/dev/null 2>&1 || fail "$ROOT is not a git checkout: make dist needs git"

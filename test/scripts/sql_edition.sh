@@ -31,8 +31,8 @@ NEED_PGTLE="test/sql_edition/001_managed_pg_tle.pl test/sql_edition/002_clock.pl
 tarball=${SNOWFLAKE_PGTLE_TARBALL:-}
 why=""
 if ! sf_pgtle_supports "$major"; then
-    why="pg_tle 1.5.2 supports PostgreSQL $SF_PGTLE_MAJORS, not $major"
-elif [ -z "$tarball" ] && ! tarball=$(sf_pgtle_tarball "$ROOT" 2>&1); then
+    why=$(sf_pgtle_why_not "$major")
+elif [ -z "$tarball" ] && ! tarball=$(sf_pgtle_tarball "$ROOT" "$major" 2>&1); then
     why=$(echo "$tarball" | head -n 1)
 fi
 

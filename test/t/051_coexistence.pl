@@ -5,6 +5,11 @@
 # an audit line written by pgaudit -- and snowflake issues ids of the
 # configured node, from a DEFAULT and from a parallel query.
 #
+# On PostgreSQL 19, pg_plan_advice and pg_stash_advice (contrib modules that
+# hook the planner too) are preloaded beside them: the plan advice is
+# generated and applied to a query with a time condition, which gives the same
+# rows under it, and an advice stash is made.
+#
 # pgaudit is Debian's postgresql-MAJOR-pgaudit package (test/lib/common.sh
 # and test/lib/pgroot.sh install it); without it the test is skipped, except
 # under CI, where that is a failure.
@@ -30,6 +35,8 @@ unless (-e "$pkglibdir/pgaudit.so")
 }
 my $force = $probe->pg_version >= 16 ? 'debug_parallel_query' : 'force_parallel_mode';
 my @others = ('pg_stat_statements', 'auto_explain', 'pgaudit');
+my $advice = $probe->pg_version->major >= 19;
+push @others, 'pg_plan_advice', 'pg_stash_advice' if $advice;
 
 my $worker = 10;
 foreach my $order ([ 'snowflake', @others ], [ @others, 'snowflake' ])
@@ -98,8 +105,33 @@ WHERE query LIKE '%coexist_marker%' OR query LIKE 'INSERT INTO coexist_t%'}),
 		"snowflake $where: pgaudit logged the INSERT");
 	like($log, qr/AUDIT: SESSION,\d+,\d+,READ,SELECT,.*coexist_marker/,
 		"snowflake $where: pgaudit logged the SELECT");
+	advice_checks($node, $where) if $advice;
 	unlike($log, qr/ERROR|FATAL|PANIC/, "snowflake $where: no error in the server log");
 	$node->stop;
+}
+
+# pg_plan_advice generates advice for, and applies advice to, a query with a
+# time condition (the ids' time: within the last day, so every row), whose
+# rows stay the same; pg_stash_advice makes a stash.
+sub advice_checks
+{
+	my ($node, $where) = @_;
+	my $query = q{SELECT count(*) FROM coexist_t WHERE snowflake_timestamp(id) >= now() - interval '1 day'};
+	like($node->safe_psql('postgres', "EXPLAIN (COSTS OFF, PLAN_ADVICE) $query"),
+		qr/Generated Plan Advice:\n.*\b(SEQ_SCAN|INDEX_SCAN|INDEX_ONLY_SCAN|BITMAP_HEAP_SCAN)\(coexist_t\b/s,
+		"snowflake $where: pg_plan_advice generates advice for a time query");
+	is($node->safe_psql('postgres', $query), '100', "snowflake $where: the time query's rows");
+	my $supplied = "SET pg_plan_advice.advice = 'SEQ_SCAN(coexist_t)';";
+	like($node->safe_psql('postgres', "$supplied EXPLAIN (COSTS OFF) $query"),
+		qr{Seq Scan on coexist_t(?:.*\n)*.*Supplied Plan Advice:\n\s*SEQ_SCAN\(coexist_t\) /\* matched \*/},
+		"snowflake $where: pg_plan_advice applies supplied advice to a time query");
+	is($node->safe_psql('postgres', "$supplied $query"), '100',
+		"snowflake $where: the time query's rows under supplied advice");
+	is($node->safe_psql('postgres', q{
+CREATE EXTENSION pg_stash_advice;
+SELECT pg_create_advice_stash('coexist');
+SELECT stash_name FROM pg_get_advice_stashes();
+DROP EXTENSION pg_stash_advice;}), "\ncoexist", "snowflake $where: pg_stash_advice makes a stash");
 }
 
 done_testing();

@@ -1,5 +1,6 @@
-# pg_upgrade from PostgreSQL 15 (Debian 12's build, copied into the root
-# with its libraries by run-all.sh) to the PostgreSQL under test, of a node
+# pg_upgrade from an older PostgreSQL (SNOWFLAKE_OLD_INSTALL: in the root of
+# 17, Debian 12's 15, copied into it with its libraries by run-all.sh; in the
+# root of 19, Debian unstable's 18) to the PostgreSQL under test, of a node
 # that has issued ids and runs ahead of its clock under `borrow`.
 #
 # pg_upgrade copies the tables but not snowflake.state, the high-water mark of
@@ -27,6 +28,8 @@ use SnowflakeTest;
 my $old_install = $ENV{SNOWFLAKE_OLD_INSTALL} // '/usr/lib/postgresql/15';
 -x "$old_install/bin/postgres"
   or BAIL_OUT("no old PostgreSQL at $old_install (run-all.sh copies Debian 12's PostgreSQL 15 there)");
+my ($old_major) = $old_install =~ m{/(\d+)/?$}
+  or BAIL_OUT("SNOWFLAKE_OLD_INSTALL ($old_install) does not end in the major");
 
 my $node_conf = <<'EOC';
 snowflake.datacenter_id = 17
@@ -37,12 +40,13 @@ EOC
 
 # ---- The old cluster: ids issued, then the clock stepped back 10 minutes and
 # more ids issued ahead of it (borrow).
-my $old = PostgreSQL::Test::Cluster->new('old15', install_path => $old_install);
+my $old = PostgreSQL::Test::Cluster->new("old$old_major", install_path => $old_install);
 $old->init;
 $old->append_conf('postgresql.conf', "shared_preload_libraries = 'snowflake'\n$node_conf");
 set_clock($old, '+0');
 start_node($old, faketime => 1);
-like($old->safe_psql('postgres', 'SELECT version()'), qr/^PostgreSQL 15\./, 'the old cluster runs PostgreSQL 15');
+like($old->safe_psql('postgres', 'SELECT version()'), qr/^PostgreSQL $old_major\./,
+	"the old cluster runs PostgreSQL $old_major");
 $old->safe_psql('postgres', 'CREATE DATABASE shop');
 $old->safe_psql('shop', <<'EOS');
 CREATE EXTENSION snowflake;
