@@ -120,6 +120,18 @@ for my $db (sort keys %worker)
 		"$db: the crash reset the bound");
 	my @new = split /\n/, safe_psql_as($node, $db, 'app', 'SELECT ids.snowflake_nextval() FROM generate_series(1, 1000)');
 	check_ids($db, 'after a crash', $old{$db}, @new);
+	push @{ $old{$db} }, @new;
+	# The identity history: unknown from 1.5; on a change, retired_until
+	# covers every id under the identity left, those made ahead included.
+	is(safe_psql_as($node, $db, 'app_owner', 'SELECT identity_since IS NULL FROM ids.snowflake_status'), 't',
+		"$db: identity_since unknown after the update from 1.5");
+	my $w = $worker{$db} + 10;
+	my $st = safe_psql_as($node, $db, 'app_owner',
+		"SELECT ids.snowflake_configure(worker_id => $w);
+		 SELECT retired_identity, (extract(epoch FROM retired_until) * 1000)::bigint FROM ids.snowflake_status");
+	my ($retired, $until) = split /\|/, (split /\n/, $st)[-1];
+	is($retired, "0/$worker{$db}", "$db: another identity: the one left is retired");
+	cmp_ok($until, '>=', decode_id(max(@{ $old{$db} }))->{unix_ms}, "$db: ... until the time of its last id");
 }
 
 $node->stop;
