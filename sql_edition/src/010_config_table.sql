@@ -20,3 +20,12 @@ CREATE TABLE IF NOT EXISTS @extschema@.snowflake_sql_config (
 COMMENT ON TABLE @extschema@.snowflake_sql_config IS
     'snowflake_sql: this database''s node identity, layout and clock policy (set by snowflake_configure)';
 
+-- The identity history (039_identity_history.sql writes it), as the C
+-- extension's snowflake_status shows it; an install of 1.5 gets the columns
+-- empty (unknown).
+ALTER TABLE @extschema@.snowflake_sql_config
+    ADD COLUMN IF NOT EXISTS identity_since timestamptz,
+    ADD COLUMN IF NOT EXISTS retired_identity text,
+    ADD COLUMN IF NOT EXISTS retired_since timestamptz,
+    ADD COLUMN IF NOT EXISTS retired_until timestamptz,
+    ADD COLUMN IF NOT EXISTS identities_complete boolean NOT NULL DEFAULT false;

@@ -37,7 +37,8 @@ BEGIN
     -- INSERT too: a DELETE of the row does not get around it.
     PERFORM @extschema@.snowflake_sql_layout_guard(NEW.epoch_ms, NEW.datacenter_bits,
                                                    NEW.worker_bits, NEW.sequence_bits);
-    RETURN NEW;
+    -- (OLD is NULL for an INSERT.)
+    RETURN @extschema@.snowflake_sql_identity_history(OLD, NEW);
 END
 $fn$;
 

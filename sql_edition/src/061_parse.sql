@@ -29,12 +29,27 @@ CREATE OR REPLACE FUNCTION @extschema@.snowflake_parse(
     OUT sequence integer)
 RETURNS record
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
+-- One row of expressions, which constants (the node's layout, baked into
+-- snowflake_sql_settings(), is valid) and inlined functions make cheap: no
+-- PL/pgSQL call per id.  The check of id is outside snowflake_sql_ms_to_ts's
+-- argument, which stays cheap enough to be inlined.
 BEGIN ATOMIC
-    SELECT p.ts, p.unix_ms, p.datacenter_id, p.worker_id, p.sequence
-    FROM @extschema@.snowflake_sql_parse(id, (@extschema@.snowflake_sql_settings()).epoch_ms,
-                             (@extschema@.snowflake_sql_settings()).datacenter_bits,
-                             (@extschema@.snowflake_sql_settings()).worker_bits,
-                             (@extschema@.snowflake_sql_settings()).sequence_bits) p;
+    SELECT CASE WHEN id < 0 THEN @extschema@.snowflake_sql_invalid_id(NULL::timestamptz, id)
+                ELSE @extschema@.snowflake_sql_ms_to_ts((@extschema@.snowflake_sql_settings()).epoch_ms
+                         + (id >> ((@extschema@.snowflake_sql_settings()).datacenter_bits
+                                   + (@extschema@.snowflake_sql_settings()).worker_bits
+                                   + (@extschema@.snowflake_sql_settings()).sequence_bits)))
+           END,
+           (@extschema@.snowflake_sql_settings()).epoch_ms
+               + (id >> ((@extschema@.snowflake_sql_settings()).datacenter_bits
+                         + (@extschema@.snowflake_sql_settings()).worker_bits
+                         + (@extschema@.snowflake_sql_settings()).sequence_bits)),
+           ((id >> ((@extschema@.snowflake_sql_settings()).worker_bits
+                    + (@extschema@.snowflake_sql_settings()).sequence_bits))
+            & ((1::bigint << (@extschema@.snowflake_sql_settings()).datacenter_bits) - 1))::integer,
+           ((id >> (@extschema@.snowflake_sql_settings()).sequence_bits)
+            & ((1::bigint << (@extschema@.snowflake_sql_settings()).worker_bits) - 1))::integer,
+           (id & ((1::bigint << (@extschema@.snowflake_sql_settings()).sequence_bits) - 1))::integer;
 END;
 COMMENT ON FUNCTION @extschema@.snowflake_parse(bigint) IS 'decode an id with the node''s epoch and layout';
 

@@ -2,6 +2,18 @@
 -- Status
 -- ===========================================================================
 
+-- An earlier version's function and view have fewer columns: made again.
+DO $older$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
+               WHERE p.oid = pg_catalog.to_regprocedure('@extschema@.snowflake_status()')
+                 AND NOT 'retired_until' = ANY (p.proargnames)) THEN
+        DROP VIEW @extschema@.snowflake_status;
+        DROP FUNCTION @extschema@.snowflake_status();
+    END IF;
+END
+$older$;
+
 -- The fields of the C extension's snowflake_status that this edition knows.
 -- last_id is the highest id the node may have issued; durable_mark the
 -- millisecond every id issued so far is at or before (the value the other
@@ -20,7 +32,10 @@ CREATE OR REPLACE FUNCTION @extschema@.snowflake_status(
     OUT borrowed_ahead_ms bigint,
     OUT durable_mark timestamptz,
     OUT lifetime_end timestamptz,
-    OUT identity_source text)
+    OUT identity_source text,
+    OUT identity_since timestamptz,
+    OUT retired_identity text,
+    OUT retired_until timestamptz)
 RETURNS record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SECURITY DEFINER   -- it reads the counter, which only the roles granted it may
@@ -50,6 +65,9 @@ BEGIN
     max_clock_backward_ms := s.max_clock_backward_ms;
     lifetime_end := @extschema@.snowflake_sql_ms_to_ts_or_infinity(s.epoch_ms + (1::bigint << (63 - shift)) - 1);
     identity_source := CASE WHEN s.worker_id IS NULL THEN 'none' ELSE 'configured' END;
+    identity_since := s.identity_since;
+    retired_identity := s.retired_identity;
+    retired_until := s.retired_until;
     IF hi > 0 THEN
         g := (hi - 1) >> shift;
         t := floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint

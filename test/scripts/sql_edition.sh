@@ -27,7 +27,7 @@ TESTS=${*:-$(cd "$ROOT" && echo test/sql_edition/*.pl)}
 
 major=$("$(sf_pg_config)" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 # The files that need a managed server (pg_tle), and those that do not.
-NEED_PGTLE="test/sql_edition/001_managed_pg_tle.pl test/sql_edition/002_clock.pl test/sql_edition/005_updates_and_dumps.pl"
+NEED_PGTLE="test/sql_edition/001_managed_pg_tle.pl test/sql_edition/002_clock.pl test/sql_edition/005_updates_and_dumps.pl test/sql_edition/009_update_from_1.5.pl"
 tarball=${SNOWFLAKE_PGTLE_TARBALL:-}
 why=""
 if ! sf_pgtle_supports "$major"; then

@@ -42,8 +42,18 @@ usleep(700_000);
 my $committed = safe_psql_as($node, 'one', 'owner1',
 	"SELECT ids.snowflake_configure(worker_id => 3); SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint");
 ($committed) = $committed =~ /(\d+)\s*$/;
-usleep(50_000);
+# The handover rule (docs/managed.md): database two takes worker 2 once
+# database one's retired_until has passed.
+my ($retired, $until) = split /\|/, safe_psql_as($node, 'one', 'owner1',
+	"SELECT retired_identity, (extract(epoch FROM retired_until) * 1000)::bigint FROM ids.snowflake_status");
+is($retired, '0/2', 'database one shows the identity it left');
+cmp_ok($until, '>=', $committed - 1000, '... and until when its ids carry it');
+$node->poll_query_until('one', "SELECT clock_timestamp() > retired_until FROM ids.snowflake_status")
+  or die 'retired_until never passed';
 safe_psql_as($node, 'two', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 2)');
+cmp_ok(safe_psql_as($node, 'two', 'owner1',
+		'SELECT (extract(epoch FROM identity_since) * 1000)::bigint FROM ids.snowflake_status'),
+	'>', $until, 'database two\'s identity_since is after it');
 my @two = split /\n/, safe_psql_as($node, 'two', 'owner1',
 	'SELECT ids.snowflake_nextval() FROM (SELECT pg_sleep(0.001) FROM generate_series(1, 1500)) s');
 $h->finish;
@@ -55,9 +65,11 @@ cmp_ok($by{2}, '>', 100, "database one made $by{2} ids as worker 2 before the ch
 cmp_ok($by{3}, '>', 100, "... and $by{3} as worker 3 after it, in the same statement");
 my @late = grep { my $p = decode_id($_); $p->{worker_id} == 2 && $p->{unix_ms} > $committed } @one;
 is(scalar(@late), 0, '... none as worker 2 from the millisecond after the commit on');
+is(scalar(grep { my $p = decode_id($_); $p->{worker_id} == 2 && $p->{unix_ms} > $until } @one), 0,
+	'... none as worker 2 after its retired_until');
 my %seen = map { $_ => 1 } @one;
 is(scalar(grep { $seen{$_} } @two), 0,
-	'database two, worker 2 from 50 ms after the commit, made none of database one\'s ids');
+	'database two, worker 2 once retired_until had passed, made none of database one\'s ids');
 
 $node->stop;
 done_testing();
