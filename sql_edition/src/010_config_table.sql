@@ -20,6 +20,23 @@ CREATE TABLE IF NOT EXISTS @extschema@.snowflake_sql_config (
 COMMENT ON TABLE @extschema@.snowflake_sql_config IS
     'snowflake_sql: this database''s node identity, layout and clock policy (set by snowflake_configure)';
 
+-- An install of 1.5 has snowflake_sql_settings() baked as a ROW(...) cast to
+-- this table's row type, and PostgreSQL (15.20, 17.12 and later minor
+-- releases) refuses to add a column with a default to a table whose row type
+-- a function body builds that way ("cannot alter table ... because function
+-- ... uses its row type").  Until 043_bake_now.sql bakes it again, it reads
+-- the table instead.
+DO $do$
+BEGIN
+    IF pg_catalog.to_regprocedure('@extschema@.snowflake_sql_settings()') IS NOT NULL THEN
+        CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_settings()
+        RETURNS @extschema@.snowflake_sql_config
+        LANGUAGE sql STABLE PARALLEL SAFE
+        RETURN (SELECT c FROM @extschema@.snowflake_sql_config c);
+    END IF;
+END
+$do$;
+
 -- The identity history (039_identity_history.sql writes it), as the C
 -- extension's snowflake_status shows it; an install of 1.5 gets the columns
 -- empty (unknown).
