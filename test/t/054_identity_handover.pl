@@ -116,9 +116,11 @@ reg("DELETE FROM snowflake_registry WHERE node_key LIKE 'test:%'");
 
 # ---- Node B, configured with 0/10 too.  So that it starts well before
 # the pair's retired_until (A's lies within a second of the switch), A's
-# report is raised on the registry as if A had borrowed 6 s further ahead.
+# report is raised on the registry as if A had borrowed 20 s further ahead:
+# B's start, its registry's answer and CREATE EXTENSION must all come before
+# that, on a machine busy with other suites too (6 s was not always enough).
 my $key_a = reg("SELECT node_key FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 11)");
-my $held_until = now_unix_ms() + 6000;
+my $held_until = now_unix_ms() + 20000;
 reg("SELECT snowflake_registry_retire('$key_a', 0, 10, 'epoch'::timestamptz + $held_until * interval '1 ms')");
 my $b = new_node('handover_b');
 set_case($b, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 10', $registry_line);
