@@ -165,11 +165,13 @@ debs() {
     sf_root_umount "$r"
     [ $ok -eq 0 ] || return
     for step in build install upgrade; do
-        # The upgrade step installs the previous release first, and no
-        # release before 1.5 builds on PostgreSQL 19.
+        # The upgrade step installs the previous release first, and 1.6 is
+        # the first release that builds on PostgreSQL 19: while the current
+        # version is 1.6 (or earlier) there is nothing to upgrade from there.
         if [ "$step" = upgrade ] && [ "$v" = 19 ] &&
-            [ "$(sed -n "s/^default_version = '\([^']*\)'.*/\1/p" "$ROOT/snowflake.control")" = 1.5 ]; then
-            printf '%-34s SKIPPED: %s\n' "pg19/deb-upgrade" "no release before 1.5 builds on PostgreSQL 19: nothing to upgrade from"
+            case $(sed -n "s/^default_version = '\([^']*\)'.*/\1/p" "$ROOT/snowflake.control") in
+                1.5 | 1.6) true ;; *) false ;; esac; then
+            printf '%-34s SKIPPED: %s\n' "pg19/deb-upgrade" "no release before 1.6 builds on PostgreSQL 19: nothing to upgrade from"
             continue
         fi
         root_suite "$counts" "pg$v/deb-$step" bash "$ROOT/test/scripts/deb.sh" "$v" "$WORK/deb-pg$v" "$step"
