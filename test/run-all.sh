@@ -3,7 +3,8 @@
 #
 #   bash test/run-all.sh
 #
-# Installs what it needs, then builds, installs and tests the extension on
+# Installs what it needs, runs the core's unit tests and fuzzers (core/...),
+# then builds, installs and tests the extension on
 # every PostgreSQL major of SNOWFLAKE_PG_VERSIONS (default "15 17 18 19"):
 #   15  Debian 12's, on this machine;
 #   17  Debian 13 (trixie)'s, in a Debian root under /var/tmp;
@@ -24,7 +25,8 @@
 #                      regression suite with and without snowflake (default
 #                      "15 18"; the sources are cached in /var/tmp/snowflake-pgsrc,
 #                      in each root for 17 and 18; 19 cannot run it while the
-#                      mirror has no source package of postgresql-19)
+#                      mirror lists postgresql-19's source package but serves
+#                      none of its files: 404 for 19~rc1-1 and 19~beta2-1)
 # SNOWFLAKE_THIRDPARTY_DIR  where the Citus and pg_tle sources are (default
 #                      ../shared/thirdparty next to the checkout; see
 #                      test/lib/thirdparty.sh)
@@ -188,6 +190,21 @@ packages() {
     for v in $VERSIONS; do debs "$v" "$counts"; done
 }
 
+# The core's tests (src/core has no PostgreSQL in it, so once, on this
+# machine), with sanitizers, valgrind and the fuzzers: in the background
+# beside the versions, as they need no server.  Counts to $1.
+core_suites() {
+    local counts=$1 d=$WORK/core
+    rm -rf "$d"
+    sf_copy_tree "$ROOT" "$d"
+    chown -R postgres: "$d"
+    root_suite "$counts" core/unit as_postgres make -C "$d/test/unit" run
+    root_suite "$counts" core/unit-sanitizers as_postgres make -C "$d/test/unit" sanitize
+    root_suite "$counts" core/unit-tsan as_postgres make -C "$d/test/unit" tsan
+    root_suite "$counts" core/unit-valgrind as_postgres make -C "$d/test/unit" valgrind
+    root_suite "$counts" core/fuzz-20s-each as_postgres make -C "$d/test/fuzz" run SECONDS=20
+}
+
 # Roots and packages first, in the background: building a root is mostly
 # download and unpacking, and its suites wait on the servers more than on
 # the CPUs.
@@ -197,6 +214,10 @@ outs=()
 packages "$LOGS/packages.counts" >"$LOGS/packages.out" 2>&1 &
 pids+=($!)
 outs+=("$LOGS/packages.out")
+: >"$LOGS/core.counts"
+core_suites "$LOGS/core.counts" >"$LOGS/core.out" 2>&1 &
+pids+=($!)
+outs+=("$LOGS/core.out")
 for v in $VERSIONS; do
     [ "$v" = 15 ] && continue
     : >"$LOGS/pg$v.counts"
@@ -218,7 +239,7 @@ done
 
 passed=0
 failed=0
-for c in "$LOGS/packages.counts" $(for v in $VERSIONS; do echo "$LOGS/pg$v.counts"; done); do
+for c in "$LOGS/packages.counts" "$LOGS/core.counts" $(for v in $VERSIONS; do echo "$LOGS/pg$v.counts"; done); do
     while read -r p f; do
         passed=$((passed + p))
         failed=$((failed + f))

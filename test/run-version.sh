@@ -85,14 +85,6 @@ echo "pg$V: $(server_version)"
 
 run_suite build-and-install build_and_install
 chown -R postgres: "$SRC"
-if [ "$V" = 15 ]; then
-    # The core has no PostgreSQL in it: its tests run once, here.
-    run_suite unit-core as_postgres make -C "$SRC/test/unit" run
-    run_suite unit-core-sanitizers as_postgres make -C "$SRC/test/unit" sanitize
-    run_suite unit-core-tsan as_postgres make -C "$SRC/test/unit" tsan
-    run_suite unit-core-valgrind as_postgres make -C "$SRC/test/unit" valgrind
-    run_suite fuzz-20s-each as_postgres make -C "$SRC/test/fuzz" run SECONDS=20
-fi
 run_suite regress-preloaded as_postgres make -C "$SRC" installcheck
 run_suite regress-not-preloaded as_postgres make -C "$SRC" installcheck-nopreload
 # Queries without snowflake functions: the same plans and rows with and
