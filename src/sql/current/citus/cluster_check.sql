@@ -91,6 +91,7 @@ BEGIN
                        (status->'row'->>'identity_since')::timestamptz AS since,
                        status->'row'->>'retired_identity' AS retired,
                        (status->'row'->>'retired_until')::timestamptz AS retired_until,
+                       (status->'row'->>'identity_not_before')::timestamptz AS not_before,
                        (status->'row')::jsonb ? 'identity_since' AS has_history
                 FROM nodes)
         SELECT p.*,
@@ -101,7 +102,10 @@ BEGIN
                   AND (o.node_name, o.node_port) IS DISTINCT FROM (p.node_name, p.node_port)) AS same_identity,
                -- Another node retired this node's identity: its ids under it
                -- carry times up to that node's retired_until, so this node's
-               -- must all come later (plus the one-second clock-skew margin).
+               -- must all come later (plus the one-second clock-skew margin),
+               -- unless its registry told it so and it holds its ids back
+               -- until then (identity_not_before, 1.6): they are all dated
+               -- after it.
                (SELECT string_agg(format('%s:%s retired it until %s', o.node_name, o.node_port,
                                          o.retired_until), '; '
                                   ORDER BY o.node_name, o.node_port)
@@ -109,7 +113,8 @@ BEGIN
                 WHERE p.worker IS NOT NULL AND p.has_history
                   AND o.retired = format('%s/%s', p.dc, p.worker)
                   AND (o.node_name, o.node_port) IS DISTINCT FROM (p.node_name, p.node_port)
-                  AND (p.since IS NULL OR p.since <= o.retired_until + interval '1 second')) AS retired_elsewhere
+                  AND (p.since IS NULL OR p.since <= o.retired_until + interval '1 second')
+                  AND (p.not_before IS NULL OR p.not_before < o.retired_until)) AS retired_elsewhere
         FROM parsed p
         ORDER BY p.group_id, p.node_name, p.node_port
     $q$ USING v_version_cmd, v_status_cmd
