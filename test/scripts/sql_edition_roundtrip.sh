@@ -10,7 +10,7 @@
 # pgbench, one client, SECONDS seconds a run (10; --quick 2), the two
 # alternating, REPS pairs (3; --quick 1): transactions per second of each,
 # their ratio per pair, and the transaction ids assigned and WAL syncs per
-# 1,000 calls (pg_stat_wal; the difference of txid_current_snapshot's xmax).
+# 1,000 calls (pg_stat_wal, or pg_stat_io from PostgreSQL 18 on; the difference of txid_current_snapshot's xmax).
 # Port 54414 (SF_RT_BENCH_PORT), directory /var/tmp/h-rt-bench unless WORKDIR
 # is given.  No timing assertions: the exit status is non-zero only on an
 # error.
@@ -43,15 +43,22 @@ echo "SELECT nextval('public.s1');" >"$DIR/s1.pgb"
 chown postgres: "$DIR"/*.pgb
 
 q() { sf_psql "$DIR" -d postgres -At -c "$1"; }
+# WAL fsyncs so far: pg_stat_wal.wal_sync up to 17, pg_stat_io's row for WAL
+# writes from 18 on (pg_stat_wal lost the column).
+if [ "$(q 'SHOW server_version_num')" -ge 180000 ]; then
+    WAL_SYNCS="SELECT sum(fsyncs)::bigint FROM pg_stat_io WHERE object = 'wal'"
+else
+    WAL_SYNCS='SELECT wal_sync FROM pg_stat_wal'
+fi
 # run NAME: "tps xids_per_1000 wal_syncs_per_1000"
 run() {
     local x0 w0 out n tps x1 w1
     x0=$(q 'SELECT txid_snapshot_xmax(txid_current_snapshot())')
-    w0=$(q 'SELECT wal_sync FROM pg_stat_wal')
+    w0=$(q "$WAL_SYNCS")
     out=$(as_postgres "$(sf_bindir)/pgbench" -h "$DIR" -p "$PORT" -U postgres -n -c 1 \
         -T "$SECONDS_RUN" -f "$DIR/$1.pgb" postgres 2>&1)
     x1=$(q 'SELECT txid_snapshot_xmax(txid_current_snapshot())')
-    w1=$(q 'SELECT wal_sync FROM pg_stat_wal')
+    w1=$(q "$WAL_SYNCS")
     n=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p')
     # Each q above takes no xid; the snapshot's xmax moves by the xids assigned.
