@@ -18,12 +18,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use CitusTest;
+use RegistryRace qw(new_registry registry_line);
 
-my $registry = PostgreSQL::Test::Cluster->new('registry');
-$registry->init;
-$registry->start;
-$registry->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-my $line = "snowflake.registry = 'host=" . $registry->host . ' port=' . $registry->port . " dbname=postgres'";
+my $registry = new_registry('registry');
+my $line = registry_line($registry);
 
 my $coord = citus_node('coord', 'snowflake.datacenter_id = 3', 'snowflake.worker_id = 7');
 my $w1 = citus_node('worker1', $line);
