@@ -20,7 +20,7 @@ use SnowflakeTest qw(set_clock start_node tree_root);
 our @EXPORT = qw(
   managed_node plain_node c_node dist_file make_dist add_role psql_as safe_psql_as
   install_pg_tle install_plain conninfo_as open_session session_do close_session
-  increasing all_distinct doc_block
+  increasing all_distinct doc_block borrowed_after_step
 );
 
 # The managed server: the copy of PostgreSQL with pg_tle built in and no file
@@ -176,6 +176,19 @@ sub close_session
 	my ($s) = @_;
 	$s->{in} .= "\\q\n";
 	$s->{h}->finish;
+}
+
+# Checks the ms a node says it borrowed ahead ($ahead) after its clock was
+# stepped back $step_ms at time $t_step (Time::HiRes, taken just before the
+# step): the ids are ahead of the clock by the step less the time since it
+# (more on a busy machine, where the step took effect later; never less),
+# and still ahead unless that whole time has passed.
+sub borrowed_after_step
+{
+	my ($ahead, $step_ms, $t_step, $name) = @_;
+	my $since = int(1000 * (time - $t_step));
+	ok($ahead >= $step_ms - $since - 50 && ($ahead > 0 || $since >= $step_ms - 50),
+		"$name ($ahead ms, $since ms after the step)");
 }
 
 sub increasing
