@@ -81,10 +81,11 @@ my $gdb = IPC::Run::start(
 	  '-ex', "shell touch $hit; while [ ! -e $go ]; do sleep 0.01; done",
 	  '-ex', 'detach' ],
 	'>', \$gdb_out, '2>&1', IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
-# Waits up to the test timeout for a file gdb touches.
-sub wait_for_file
+# Waits up to the test timeout for a file that the gdb run $gdb touches.
+# (Not named wait_for_file: PostgreSQL 19's test library exports one.)
+sub wait_for_gdb_file
 {
-	my ($path) = @_;
+	my ($gdb, $path) = @_;
 	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
 	while (!-e $path && $gdb->pumpable && time < $deadline)
 	{
@@ -93,7 +94,7 @@ sub wait_for_file
 	}
 	return -e $path;
 }
-wait_for_file($ready);
+wait_for_gdb_file($gdb, $ready);
 if (!-e $ready || $gdb_out =~ /not permitted|No symbol/)
 {
 	$gdb->kill_kill;
@@ -103,7 +104,7 @@ if (!-e $ready || $gdb_out =~ /not permitted|No symbol/)
 }
 usleep(200_000);    # gdb has sent "continue"
 send_query('SELECT snowflake_nextval()');
-if (!ok(wait_for_file($hit), 'the backend stopped at the clock read of its id'))
+if (!ok(wait_for_gdb_file($gdb, $hit), 'the backend stopped at the clock read of its id'))
 {
 	$gdb->kill_kill;    # detaches: the backend goes on
 	diag("gdb: $gdb_out");
@@ -199,18 +200,7 @@ close $sh;
 my $gdb2_out = '';
 my $gdb2 = IPC::Run::start([ 'gdb', '-q', '-nx', '-batch', '-p', $pid2, '-x', $script ],
 	'>', \$gdb2_out, '2>&1', IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
-sub wait_for_file2
-{
-	my ($path) = @_;
-	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-	while (!-e $path && $gdb2->pumpable && time < $deadline)
-	{
-		$gdb2->pump_nb;
-		usleep(10_000);
-	}
-	return -e $path;
-}
-if (!wait_for_file2($ready2) || $gdb2_out =~ /not permitted|No symbol|Python scripting is not supported/)
+if (!wait_for_gdb_file($gdb2, $ready2) || $gdb2_out =~ /not permitted|No symbol|Python scripting is not supported/)
 {
 	$gdb2->kill_kill;
 	$session2->kill_kill;
@@ -225,7 +215,7 @@ is(result2(), '2', 'two ids: the millisecond is used up');
 open my $ah, '>', $armed2 or die $!;
 close $ah;
 send2('SELECT snowflake_nextval()');
-if (!ok(wait_for_file2($hit2), 'the backend stopped at its compare-and-swap'))
+if (!ok(wait_for_gdb_file($gdb2, $hit2), 'the backend stopped at its compare-and-swap'))
 {
 	$gdb2->kill_kill;
 	diag("gdb: $gdb2_out");
