@@ -190,3 +190,80 @@ SELECT has_function_privilege('public', 'snowflake_registry_retire(text, integer
        has_function_privilege('public', 'snowflake_registry_reserve(integer, integer, text)', 'EXECUTE') AS public_may_set_aside,
        has_table_privilege('public', 'snowflake_registry_retired', 'SELECT') AS public_may_read_retired;
 TRUNCATE snowflake_registry, snowflake_registry_retired;
+
+-- A node's rows are its own: every call in its name carries its secret
+-- (snowflake.node_secret), and the registry keeps the SHA-256 of it.  The
+-- registrar login alone, knowing node keys but not secrets, can neither
+-- evict a live holder nor take a pair over.
+CREATE ROLE regress_sf_registrar2;
+GRANT EXECUTE ON FUNCTION snowflake_registry_claim(text, integer, integer, text),
+                          snowflake_registry_renew(text, integer, integer, integer, integer, text),
+                          snowflake_registry_retire(text, integer, integer, timestamptz, text),
+                          snowflake_registry_reserve(text, integer, integer, integer, integer,
+                                                     integer, timestamptz, text),
+                          snowflake_registry_claim(text, integer, integer),
+                          snowflake_registry_renew(text, integer, integer, integer, integer),
+                          snowflake_registry_retire(text, integer, integer, timestamptz),
+                          snowflake_registry_reserve(text, integer, integer, integer, integer,
+                                                     integer, timestamptz)
+      TO regress_sf_registrar2;
+SET ROLE regress_sf_registrar2;
+\set secret_a '''aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'''
+\set secret_x '''xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'''
+SELECT * FROM snowflake_registry_claim('1111:host-a:5432', 5, 5, :secret_a);
+-- The holder renews; anyone else in its name is refused, with or without a
+-- secret, and so is a retirement that would free its pair early.
+SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0, :secret_a);
+SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0, :secret_x);
+SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0);
+SELECT * FROM snowflake_registry_claim('1111:host-a:5432');
+SELECT snowflake_registry_retire('1111:host-a:5432', 0, 0, now() - interval '1 hour', :secret_x);
+SELECT snowflake_registry_retire('1111:host-a:5432', 0, 0, now() - interval '1 hour');
+SELECT * FROM snowflake_registry_reserve('1111:host-a:5432', 5, 5, 0, 7, 1, now(), :secret_x);
+-- A secret too short to be one.
+SELECT * FROM snowflake_registry_claim('2222:host-b:5432', 5, 5, 'short');
+RESET ROLE;
+SELECT node_key, datacenter_id, worker_id, secret_hash = sha256(convert_to(:secret_a, 'UTF8')) AS hashed
+FROM snowflake_registry;
+SET ROLE regress_sf_registrar2;
+-- The holder retires its pair: the pair is held back from every other node,
+-- and from a caller in its name without its secret (who gets another pair);
+-- the holder itself, with its secret, may come back to it at once.
+SELECT snowflake_registry_retire('1111:host-a:5432', 0, 0, now() + interval '1 hour', :secret_a);
+SELECT * FROM snowflake_registry_claim('2222:host-b:5432', 5, 5, :secret_x);
+SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0, :secret_x);
+RESET ROLE;
+DELETE FROM snowflake_registry WHERE node_key = '1111:host-a:5432';
+SET ROLE regress_sf_registrar2;
+SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0, :secret_a);
+-- The registrar login cannot release a claim: only the registry's owner can.
+SELECT snowflake_registry_release('1111:host-a:5432');
+-- A retirement only grows: an earlier time changes nothing.
+SELECT snowflake_registry_retire('9999:host-z:5432', 0, 0, now() - interval '1 day', :secret_x);
+RESET ROLE;
+SELECT node_key, retired_until > now() AS held_back FROM snowflake_registry_retired;
+TRUNCATE snowflake_registry, snowflake_registry_retired;
+SET ROLE regress_sf_registrar2;
+-- A configured node; a promoted standby of it (same system identifier, later
+-- timeline) takes its pair over only with the secret it inherited.
+SELECT * FROM snowflake_registry_reserve('3333:primary:5432', 5, 5, 1, 1, 1, now(), :secret_a);
+SELECT refused IS NOT NULL AS refused
+FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_x);
+SELECT refused IS NOT NULL AS refused
+FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now());
+SELECT * FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_a);
+RESET ROLE;
+SELECT node_key, kind, timeline FROM snowflake_registry;
+TRUNCATE snowflake_registry, snowflake_registry_retired;
+REVOKE ALL ON FUNCTION snowflake_registry_claim(text, integer, integer, text),
+                       snowflake_registry_renew(text, integer, integer, integer, integer, text),
+                       snowflake_registry_retire(text, integer, integer, timestamptz, text),
+                       snowflake_registry_reserve(text, integer, integer, integer, integer,
+                                                  integer, timestamptz, text),
+                       snowflake_registry_claim(text, integer, integer),
+                       snowflake_registry_renew(text, integer, integer, integer, integer),
+                       snowflake_registry_retire(text, integer, integer, timestamptz),
+                       snowflake_registry_reserve(text, integer, integer, integer, integer,
+                                                  integer, timestamptz)
+       FROM regress_sf_registrar2;
+DROP ROLE regress_sf_registrar2;

@@ -26,6 +26,8 @@
 //   - whenever the node's retired identity (snowflake_status.retired_identity)
 //     is one it has not reported yet, it tells the registry, with
 //     retired_until, so that no other node gets the pair before then;
+//   - every call in the node's name carries its secret (node_secret.hpp),
+//     without which the registry refuses to act on the node's rows;
 //   - every answer that gives or confirms the pair in use (a claim, a
 //     renewal, a reservation not refused) is the node's confirmation: ids
 //     under the pair carry times up to the moment the request was sent plus
@@ -38,6 +40,7 @@
 
 #include "../core/state_record.hpp"
 #include "node_identity.hpp"
+#include "node_secret.hpp"
 #include "registry.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
@@ -174,12 +177,14 @@ void report_retirement(SharedState *s) {
     snprintf(dc, sizeof dc, "%lld", static_cast<long long>(h.retired.datacenter_id));
     snprintf(worker, sizeof worker, "%lld", static_cast<long long>(h.retired.worker_id));
     snprintf(until, sizeof until, "%lld", static_cast<long long>(h.retired_until_unix_ms));
-    const char *params[4] = {key, dc, worker, until};
-    const Oid types[4] = {TEXTOID, INT4OID, INT4OID, INT8OID};
+    char secret[kNodeSecretLen + 1];
+    node_secret(secret, sizeof secret);
+    const char *params[5] = {key, dc, worker, until, secret};
+    const Oid types[5] = {TEXTOID, INT4OID, INT4OID, INT8OID, TEXTOID};
     Call c = registry_call("SELECT %s.snowflake_registry_retire($1, $2, $3, "
                            "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
-                           "($4 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval))",
-                           4, types, params);
+                           "($4 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval), $5)",
+                           5, types, params);
     if (!c.ok) {
         log_failure("report the retired identity", c, retire_failure, sizeof retire_failure);
         return;
@@ -228,16 +233,18 @@ bool reserve_once(SharedState *s, bool *refused) {
     snprintf(dc, sizeof dc, "%d", v.datacenter_id);
     snprintf(worker, sizeof worker, "%d", v.worker_id);
     snprintf(tl, sizeof tl, "%u", static_cast<unsigned>(GetWALInsertionTimeLine()));
-    const char *params[7] = {key, dc_bits, w_bits, dc, worker, tl, ids_until};
-    const Oid types[7] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID, INT4OID, INT8OID};
+    char secret[kNodeSecretLen + 1];
+    node_secret(secret, sizeof secret);
+    const char *params[8] = {key, dc_bits, w_bits, dc, worker, tl, ids_until, secret};
+    const Oid types[8] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID, INT4OID, INT8OID, TEXTOID};
     // Rounded up: a time between two milliseconds is held back to the later.
     Call c = registry_call(
         "SELECT pg_catalog.ceil(pg_catalog.date_part('epoch', r.retired_until) "
         "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8, r.retired_by, r.refused "
         "FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
         "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
-        "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval)) r",
-        7, types, params);
+        "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval), $8) r",
+        8, types, params);
     if (!c.ok) {
         log_failure("reserve the configured pair", c, last_verdict, sizeof last_verdict);
         identity_note_registry_failure(s, RegistryState::Waiting, last_verdict);
@@ -280,15 +287,17 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     snprintf(w_bits, sizeof w_bits, "%d", g_layout.worker_bits);
     snprintf(dc_text, sizeof dc_text, "%d", held_dc);
     snprintf(w_text, sizeof w_text, "%d", held_worker);
-    const char *params[5] = {key, dc_bits, w_bits, dc_text, w_text};
-    const Oid types[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID};
+    char secret[kNodeSecretLen + 1];
+    node_secret(secret, sizeof secret);
+    const char *params[6] = {key, dc_bits, w_bits, secret, dc_text, w_text};
+    const Oid types[6] = {TEXTOID, INT4OID, INT4OID, TEXTOID, INT4OID, INT4OID};
     // The confirmation lasts from now (IdentityShared::lease_until_unix_ms).
     const int64_t sent = wall_clock_unix_ms();
     Call c = registry_call(
         holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, $3, "
-                  "$4, $5)"
-                : "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_claim($1, $2, $3)",
-        holding ? 5 : 3, types, params);
+                  "$5, $6, $4)"
+                : "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_claim($1, $2, $3, $4)",
+        holding ? 6 : 4, types, params);
     bool ok = c.ok && !PQgetisnull(c.res, 0, 0) && !PQgetisnull(c.res, 0, 1);
     int dc = -1, worker = -1;
     if (ok) {

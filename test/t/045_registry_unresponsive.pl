@@ -161,17 +161,17 @@ CREATE SCHEMA ids;
 CREATE EXTENSION snowflake SCHEMA ids;
 CREATE TABLE public.planted_calls (what text);
 CREATE FUNCTION public.snowflake_registry_claim(node_key text, datacenter_bits integer,
-    worker_bits integer, OUT datacenter_id integer, OUT worker_id integer)
+    worker_bits integer, node_secret text, OUT datacenter_id integer, OUT worker_id integer)
     LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('claim'); SELECT 31, 31 $$;
 CREATE FUNCTION public.snowflake_registry_renew(node_key text, datacenter_bits integer,
-    worker_bits integer, held_datacenter_id integer, held_worker_id integer,
+    worker_bits integer, held_datacenter_id integer, held_worker_id integer, node_secret text,
     OUT datacenter_id integer, OUT worker_id integer)
     LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('renew'); SELECT 31, 31 $$;
 GRANT ALL ON public.planted_calls TO PUBLIC;
 CREATE ROLE snowflake_registrar LOGIN;
 GRANT USAGE ON SCHEMA ids TO snowflake_registrar;
-GRANT EXECUTE ON FUNCTION ids.snowflake_registry_claim(text, integer, integer),
-    ids.snowflake_registry_renew(text, integer, integer, integer, integer) TO snowflake_registrar;
+GRANT EXECUTE ON FUNCTION ids.snowflake_registry_claim(text, integer, integer, text),
+    ids.snowflake_registry_renew(text, integer, integer, integer, integer, text) TO snowflake_registrar;
 EOS
 is($registry->safe_psql('ids_registry',
 	q{SET ROLE snowflake_registrar; SELECT has_table_privilege('ids.snowflake_registry', 'SELECT,INSERT,UPDATE,DELETE')}),

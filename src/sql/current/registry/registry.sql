@@ -15,7 +15,8 @@ CREATE TABLE @extschema@.snowflake_registry (
         CHECK (kind IN ('claim', 'configured', 'reserved')),
     timeline integer,
     note text,
-    PRIMARY KEY (datacenter_id, worker_id)
+    PRIMARY KEY (datacenter_id, worker_id),
+    secret_hash bytea
 );
 COMMENT ON TABLE @extschema@.snowflake_registry IS 'worker ids claimed by snowflake nodes (node_key: system identifier:host:port)';
 COMMENT ON COLUMN @extschema@.snowflake_registry.datacenter_bits IS

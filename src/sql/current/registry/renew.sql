@@ -1,13 +1,14 @@
--- Claims: as in 1.3, but a pair another node retired is not handed out
--- before its retired_until plus the margin, and the node's own row is found
--- whatever its kind (a node moved from a configured identity to the
--- registry keeps its pair).
-CREATE OR REPLACE FUNCTION @extschema@.snowflake_registry_renew(
+-- Claims: a pair another node retired is not handed out before its
+-- retired_until plus the margin, and the node's own row is found whatever
+-- its kind (a node moved from a configured identity to the registry keeps
+-- its pair).  node_secret proves the row is the node's (secret.sql).
+CREATE FUNCTION @extschema@.snowflake_registry_renew(
     node_key text,
     datacenter_bits integer,
     worker_bits integer,
     held_datacenter_id integer,
     held_worker_id integer,
+    node_secret text,
     OUT datacenter_id integer,
     OUT worker_id integer)
 RETURNS record
@@ -19,6 +20,9 @@ DECLARE
     fn_key text := snowflake_registry_renew.node_key;
     fn_dc_bits integer := snowflake_registry_renew.datacenter_bits;
     fn_w_bits integer := snowflake_registry_renew.worker_bits;
+    fn_secret text := snowflake_registry_renew.node_secret;
+    fn_hash bytea := @extschema@.snowflake_registry_secret_hash(snowflake_registry_renew.node_secret);
+    own record;
     d integer;
     w integer;
 BEGIN
@@ -35,12 +39,16 @@ BEGIN
     PERFORM @extschema@.snowflake_registry_lock(fn_dc_bits, fn_w_bits);
 
     -- The node's claim: the same pair at every restart and renewal.
-    UPDATE @extschema@.snowflake_registry r
-    SET last_seen = now(), datacenter_bits = fn_dc_bits, worker_bits = fn_w_bits,
-        kind = 'claim', timeline = NULL
-    WHERE r.node_key = fn_key
-    RETURNING r.datacenter_id, r.worker_id INTO d, w;
+    SELECT r.datacenter_id, r.worker_id, r.secret_hash INTO own
+    FROM @extschema@.snowflake_registry r WHERE r.node_key = fn_key;
     IF FOUND THEN
+        PERFORM @extschema@.snowflake_registry_check_secret(fn_key, own.datacenter_id,
+                                                              own.worker_id, own.secret_hash, fn_secret);
+        UPDATE @extschema@.snowflake_registry r
+        SET last_seen = now(), datacenter_bits = fn_dc_bits, worker_bits = fn_w_bits,
+            kind = 'claim', timeline = NULL, secret_hash = coalesce(r.secret_hash, fn_hash)
+        WHERE r.node_key = fn_key
+        RETURNING r.datacenter_id, r.worker_id INTO d, w;
         datacenter_id := d;
         worker_id := w;
         RETURN;
@@ -58,7 +66,8 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM @extschema@.snowflake_registry_retired t
                        WHERE t.datacenter_id = held_datacenter_id
                          AND t.worker_id = held_worker_id
-                         AND t.node_key <> fn_key
+                         AND NOT (t.node_key = fn_key
+                                  AND @extschema@.snowflake_registry_secret_ok(t.secret_hash, fn_secret))
                          AND t.retired_until + interval '1 second' > now()) THEN
         d := held_datacenter_id;
         w := held_worker_id;
@@ -70,7 +79,8 @@ BEGIN
                           WHERE r.datacenter_id = dd AND r.worker_id = ww)
           AND NOT EXISTS (SELECT 1 FROM @extschema@.snowflake_registry_retired t
                           WHERE t.datacenter_id = dd AND t.worker_id = ww
-                            AND t.node_key <> fn_key
+                            AND NOT (t.node_key = fn_key
+                                     AND @extschema@.snowflake_registry_secret_ok(t.secret_hash, fn_secret))
                             AND t.retired_until + interval '1 second' > now())
         ORDER BY dd, ww
         LIMIT 1;
@@ -87,12 +97,36 @@ BEGIN
     DELETE FROM @extschema@.snowflake_registry_retired t
     WHERE t.datacenter_id = d AND t.worker_id = w;
     INSERT INTO @extschema@.snowflake_registry
-        (datacenter_id, worker_id, node_key, datacenter_bits, worker_bits, claimed_at, last_seen)
-    VALUES (d, w, fn_key, fn_dc_bits, fn_w_bits, now(), now());
+        (datacenter_id, worker_id, node_key, datacenter_bits, worker_bits, claimed_at, last_seen,
+         secret_hash)
+    VALUES (d, w, fn_key, fn_dc_bits, fn_w_bits, now(), now(), fn_hash);
     datacenter_id := d;
     worker_id := w;
 END
 $$;
-COMMENT ON FUNCTION @extschema@.snowflake_registry_renew(text, integer, integer, integer, integer) IS
+COMMENT ON FUNCTION @extschema@.snowflake_registry_renew(text, integer, integer, integer, integer, text) IS
     'renew a node''s claim; if the registry lost it, record the held pair again when free; run on the registry server';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_renew(text, integer, integer, integer, integer, text) FROM PUBLIC;
+
+-- The 1.5 signature, for nodes of 1.5 while the registry is newer: no
+-- secret, so it acts only on rows recorded without one.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_registry_renew(
+    node_key text,
+    datacenter_bits integer,
+    worker_bits integer,
+    held_datacenter_id integer,
+    held_worker_id integer,
+    OUT datacenter_id integer,
+    OUT worker_id integer)
+RETURNS record
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT r.datacenter_id, r.worker_id
+    FROM @extschema@.snowflake_registry_renew(node_key, datacenter_bits, worker_bits,
+                                              held_datacenter_id, held_worker_id, NULL) r
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_registry_renew(text, integer, integer, integer, integer) IS
+    'renew a node''s claim without a node secret (nodes of 1.5): only rows recorded without one; run on the registry server';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_renew(text, integer, integer, integer, integer) FROM PUBLIC;

@@ -12,16 +12,19 @@
 -- then.  A pair set aside by hand goes to the first configured node that
 -- reserves it.  A node of the same cluster (same system identifier) on a later
 -- timeline -- a promoted standby -- takes the pair over from its old
--- primary, which is refused from its next reservation on.  A holder silent
--- for 10 minutes (as snowflake_registry_release requires) gives way.
+-- primary, which is refused from its next reservation on; it proves it is
+-- one with the old primary's node secret, which it inherited (secret.sql).
+-- A holder silent for 10 minutes (as snowflake_registry_release requires)
+-- gives way.
 CREATE FUNCTION @extschema@.snowflake_registry_reserve(
     node_key text,
     datacenter_bits integer,
     worker_bits integer,
     datacenter_id integer,
     worker_id integer,
-    timeline integer DEFAULT NULL,
-    ids_until timestamptz DEFAULT NULL,
+    timeline integer,
+    ids_until timestamptz,
+    node_secret text,
     OUT retired_until timestamptz,
     OUT retired_by text,
     OUT refused text)
@@ -38,6 +41,8 @@ DECLARE
     fn_w integer := snowflake_registry_reserve.worker_id;
     fn_tl integer := snowflake_registry_reserve.timeline;
     fn_ids_until timestamptz := snowflake_registry_reserve.ids_until;
+    fn_secret text := snowflake_registry_reserve.node_secret;
+    fn_hash bytea := @extschema@.snowflake_registry_secret_hash(snowflake_registry_reserve.node_secret);
     h record;
     gone record;
     held boolean;
@@ -60,9 +65,21 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
 
+    -- The node's own rows are acted on with its secret only.
+    FOR gone IN
+        SELECT r.datacenter_id, r.worker_id, r.secret_hash FROM @extschema@.snowflake_registry r
+        WHERE r.node_key = fn_key
+    LOOP
+        PERFORM @extschema@.snowflake_registry_check_secret(fn_key, gone.datacenter_id,
+                                                              gone.worker_id, gone.secret_hash,
+                                                              fn_secret);
+    END LOOP;
+
     SELECT t.retired_until, t.node_key INTO retired_until, retired_by
     FROM @extschema@.snowflake_registry_retired t
-    WHERE t.datacenter_id = fn_dc AND t.worker_id = fn_w AND t.node_key <> fn_key;
+    WHERE t.datacenter_id = fn_dc AND t.worker_id = fn_w
+      AND NOT (t.node_key = fn_key
+               AND @extschema@.snowflake_registry_secret_ok(t.secret_hash, fn_secret));
 
     SELECT r.* INTO h FROM @extschema@.snowflake_registry r
     WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
@@ -79,7 +96,8 @@ BEGIN
             RETURN;
         END IF;
         IF NOT (same_cluster AND h.kind = 'configured' AND h.timeline IS NOT NULL
-                AND fn_tl IS NOT NULL AND fn_tl > h.timeline)
+                AND fn_tl IS NOT NULL AND fn_tl > h.timeline
+                AND @extschema@.snowflake_registry_secret_ok(h.secret_hash, fn_secret))
            AND h.last_seen > now() - interval '10 minutes' THEN
             refused := format('%s node %s holds this pair (last seen %s s ago)',
                               CASE h.kind WHEN 'claim' THEN 'the registry handed it out:'
@@ -98,8 +116,8 @@ BEGIN
     LOOP
         IF fn_ids_until IS NOT NULL AND isfinite(fn_ids_until) THEN
             INSERT INTO @extschema@.snowflake_registry_retired AS t
-                (datacenter_id, worker_id, retired_until, node_key, retired_at)
-            VALUES (gone.datacenter_id, gone.worker_id, fn_ids_until, fn_key, now())
+                (datacenter_id, worker_id, retired_until, node_key, retired_at, secret_hash)
+            VALUES (gone.datacenter_id, gone.worker_id, fn_ids_until, fn_key, now(), fn_hash)
             ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
             SET retired_until = greatest(t.retired_until, excluded.retired_until),
                 retired_at = now();
@@ -109,11 +127,38 @@ BEGIN
     WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
     INSERT INTO @extschema@.snowflake_registry
         (datacenter_id, worker_id, node_key, datacenter_bits, worker_bits, claimed_at,
-         last_seen, kind, timeline)
+         last_seen, kind, timeline, secret_hash)
     VALUES (fn_dc, fn_w, fn_key, fn_dc_bits, fn_w_bits,
-            since, now(), 'configured', fn_tl);
+            since, now(), 'configured', fn_tl, fn_hash);
 END
 $$;
-COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) IS
+COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text) IS
     'a configured node reserves its pair (and learns whether another node retired or holds it); run on the registry server';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text) FROM PUBLIC;
+
+-- The 1.5 signature, without a node secret: acts only on rows recorded
+-- without one.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_registry_reserve(
+    node_key text,
+    datacenter_bits integer,
+    worker_bits integer,
+    datacenter_id integer,
+    worker_id integer,
+    timeline integer DEFAULT NULL,
+    ids_until timestamptz DEFAULT NULL,
+    OUT retired_until timestamptz,
+    OUT retired_by text,
+    OUT refused text)
+RETURNS record
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT r.retired_until, r.retired_by, r.refused
+    FROM @extschema@.snowflake_registry_reserve(node_key, datacenter_bits, worker_bits,
+                                                datacenter_id, worker_id, timeline, ids_until,
+                                                NULL::text) r
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) IS
+    'a configured node of 1.5 reserves its pair (no node secret: only rows recorded without one); run on the registry server';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) FROM PUBLIC;

@@ -1,11 +1,14 @@
 -- A node left a pair: every id it issued under it carries a time at or
 -- before retired_until.  Its claim or reservation of the pair goes, and the
 -- pair is not handed to another node before that time (plus the margin).
+-- Only the node whose row it is (node_secret, secret.sql) removes the row;
+-- the retirement itself only ever grows, whoever reports it.
 CREATE FUNCTION @extschema@.snowflake_registry_retire(
     node_key text,
     datacenter_id integer,
     worker_id integer,
-    retired_until timestamptz)
+    retired_until timestamptz,
+    node_secret text)
 RETURNS void
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -16,6 +19,9 @@ DECLARE
     fn_dc integer := snowflake_registry_retire.datacenter_id;
     fn_w integer := snowflake_registry_retire.worker_id;
     fn_until timestamptz := snowflake_registry_retire.retired_until;
+    fn_secret text := snowflake_registry_retire.node_secret;
+    fn_hash bytea := @extschema@.snowflake_registry_secret_hash(snowflake_registry_retire.node_secret);
+    own record;
 BEGIN
     IF fn_key IS NULL OR fn_key = '' THEN
         RAISE EXCEPTION 'snowflake registry: node_key must not be empty'
@@ -27,20 +33,47 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     LOCK TABLE @extschema@.snowflake_registry IN SHARE ROW EXCLUSIVE MODE;
+    SELECT r.secret_hash INTO own FROM @extschema@.snowflake_registry r
+    WHERE r.node_key = fn_key AND r.datacenter_id = fn_dc AND r.worker_id = fn_w;
+    IF FOUND THEN
+        PERFORM @extschema@.snowflake_registry_check_secret(fn_key, fn_dc, fn_w, own.secret_hash,
+                                                              fn_secret);
+    END IF;
     DELETE FROM @extschema@.snowflake_registry r
     WHERE r.node_key = fn_key AND r.datacenter_id = fn_dc AND r.worker_id = fn_w;
     -- Reported again (a restarted node), or by another node too: the
     -- latest time stands.
     INSERT INTO @extschema@.snowflake_registry_retired AS t
-        (datacenter_id, worker_id, retired_until, node_key, retired_at)
-    VALUES (fn_dc, fn_w, fn_until, fn_key, now())
+        (datacenter_id, worker_id, retired_until, node_key, retired_at, secret_hash)
+    VALUES (fn_dc, fn_w, fn_until, fn_key, now(), fn_hash)
     ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
     SET node_key = CASE WHEN excluded.retired_until >= t.retired_until
                         THEN excluded.node_key ELSE t.node_key END,
+        secret_hash = CASE WHEN excluded.retired_until >= t.retired_until
+                           THEN excluded.secret_hash ELSE t.secret_hash END,
         retired_until = greatest(t.retired_until, excluded.retired_until),
         retired_at = now();
 END
 $$;
-COMMENT ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz) IS
+COMMENT ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz, text) IS
     'a node left a pair: no other node gets it before retired_until (plus one second); run on the registry server';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz, text) FROM PUBLIC;
+
+-- The 1.5 signature, without a node secret: removes only rows recorded
+-- without one.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_registry_retire(
+    node_key text,
+    datacenter_id integer,
+    worker_id integer,
+    retired_until timestamptz)
+RETURNS void
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT @extschema@.snowflake_registry_retire(node_key, datacenter_id, worker_id, retired_until,
+                                                 NULL)
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz) IS
+    'a node of 1.5 left a pair (no node secret: only rows recorded without one); run on the registry server';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz) FROM PUBLIC;
