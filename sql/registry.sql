@@ -153,7 +153,9 @@ SELECT snowflake_registry_retire('1111:conf-a:5432', 0, 7, now() + interval '5 s
 SELECT retired_until > now() + interval '4 s' AS until_told, retired_by, refused
 FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 7, 1);
 -- A promoted standby (same system identifier, later timeline) takes its
--- old primary's pair over; the old primary is refused from then on.
+-- old primary's pair over, held back until the old primary's last
+-- confirmation ends (the 1.5 signature reports a lease of 597 s); the old
+-- primary is refused from then on.
 SELECT retired_until IS NOT NULL AS retired, retired_by, refused
 FROM snowflake_registry_reserve('2222:standby-b:5432', 5, 5, 0, 7, 2);
 SELECT refused FROM snowflake_registry_reserve('2222:conf-b:5432', 5, 5, 0, 7, 1);
@@ -200,7 +202,7 @@ GRANT EXECUTE ON FUNCTION snowflake_registry_claim(text, integer, integer, text)
                           snowflake_registry_renew(text, integer, integer, integer, integer, text),
                           snowflake_registry_retire(text, integer, integer, timestamptz, text),
                           snowflake_registry_reserve(text, integer, integer, integer, integer,
-                                                     integer, timestamptz, text),
+                                                     integer, timestamptz, text, interval),
                           snowflake_registry_claim(text, integer, integer),
                           snowflake_registry_renew(text, integer, integer, integer, integer),
                           snowflake_registry_retire(text, integer, integer, timestamptz),
@@ -219,7 +221,7 @@ SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0);
 SELECT * FROM snowflake_registry_claim('1111:host-a:5432');
 SELECT snowflake_registry_retire('1111:host-a:5432', 0, 0, now() - interval '1 hour', :secret_x);
 SELECT snowflake_registry_retire('1111:host-a:5432', 0, 0, now() - interval '1 hour');
-SELECT * FROM snowflake_registry_reserve('1111:host-a:5432', 5, 5, 0, 7, 1, now(), :secret_x);
+SELECT * FROM snowflake_registry_reserve('1111:host-a:5432', 5, 5, 0, 7, 1, now(), :secret_x, interval '10 s');
 -- A secret too short to be one.
 SELECT * FROM snowflake_registry_claim('2222:host-b:5432', 5, 5, 'short');
 RESET ROLE;
@@ -246,20 +248,29 @@ TRUNCATE snowflake_registry, snowflake_registry_retired;
 SET ROLE regress_sf_registrar2;
 -- A configured node; a promoted standby of it (same system identifier, later
 -- timeline) takes its pair over only with the secret it inherited.
-SELECT * FROM snowflake_registry_reserve('3333:primary:5432', 5, 5, 1, 1, 1, now(), :secret_a);
+SELECT * FROM snowflake_registry_reserve('3333:primary:5432', 5, 5, 1, 1, 1, now(), :secret_a, interval '10 s');
 SELECT refused IS NOT NULL AS refused
-FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_x);
+FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_x, interval '10 s');
 SELECT refused IS NOT NULL AS refused
 FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now());
-SELECT * FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_a);
+-- With the secret it takes the pair over, held back until the old
+-- primary's confirmation ends (its 10 s lease plus 2 s of clock margin),
+-- for the old primary may still run.
+SELECT retired_until BETWEEN now() + interval '5 s' AND now() + interval '12 s' AS held_back,
+       retired_by, refused
+FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_a, interval '10 s');
+-- A lease the nodes cannot have.
+SELECT * FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_a, interval '0 s');
+SELECT * FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now(), :secret_a, interval '1 hour');
 RESET ROLE;
 SELECT node_key, kind, timeline FROM snowflake_registry;
+SELECT node_key, retired_until > now() AS held_back FROM snowflake_registry_retired;
 TRUNCATE snowflake_registry, snowflake_registry_retired;
 REVOKE ALL ON FUNCTION snowflake_registry_claim(text, integer, integer, text),
                        snowflake_registry_renew(text, integer, integer, integer, integer, text),
                        snowflake_registry_retire(text, integer, integer, timestamptz, text),
                        snowflake_registry_reserve(text, integer, integer, integer, integer,
-                                                  integer, timestamptz, text),
+                                                  integer, timestamptz, text, interval),
                        snowflake_registry_claim(text, integer, integer),
                        snowflake_registry_renew(text, integer, integer, integer, integer),
                        snowflake_registry_retire(text, integer, integer, timestamptz),

@@ -124,7 +124,7 @@ Call registry_call(const char *sql_fmt, int nparams, const Oid *types, const cha
             PQfinish(conn);
         return c;
     }
-    char sql[512];
+    char sql[1024];  // the longest query (reserve) and a quoted schema name fit
     snprintf(sql, sizeof sql, sql_fmt, schema);
     PGresult *res;
     r = registry_query(conn, sql, nparams, types, params, &got_sigterm, &res, c.msg, sizeof c.msg);
@@ -235,16 +235,23 @@ bool reserve_once(SharedState *s, bool *refused) {
     snprintf(tl, sizeof tl, "%u", static_cast<unsigned>(GetWALInsertionTimeLine()));
     char secret[kNodeSecretLen + 1];
     node_secret(secret, sizeof secret);
-    const char *params[8] = {key, dc_bits, w_bits, dc, worker, tl, ids_until, secret};
-    const Oid types[8] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID, INT4OID, INT8OID, TEXTOID};
+    // How long this confirmation lasts: a node that takes the pair over
+    // (a promoted standby, while this one may still run) is held back until
+    // it ends.
+    char lease[16];
+    snprintf(lease, sizeof lease, "%d", guc_registry_lease_s);
+    const char *params[9] = {key, dc_bits, w_bits, dc, worker, tl, ids_until, secret, lease};
+    const Oid types[9] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT4OID, INT4OID, INT8OID, TEXTOID,
+                          INT4OID};
     // Rounded up: a time between two milliseconds is held back to the later.
     Call c = registry_call(
         "SELECT pg_catalog.ceil(pg_catalog.date_part('epoch', r.retired_until) "
         "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8, r.retired_by, r.refused "
         "FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
         "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
-        "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval), $8) r",
-        8, types, params);
+        "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval), $8, "
+        "$9 OPERATOR(pg_catalog.*) '1 s'::pg_catalog.interval) r",
+        9, types, params);
     if (!c.ok) {
         log_failure("reserve the configured pair", c, last_verdict, sizeof last_verdict);
         identity_note_registry_failure(s, RegistryState::Waiting, last_verdict);

@@ -16,7 +16,8 @@ CREATE TABLE @extschema@.snowflake_registry (
     timeline integer,
     note text,
     PRIMARY KEY (datacenter_id, worker_id),
-    secret_hash bytea
+    secret_hash bytea,
+    confirmed_until timestamptz
 );
 COMMENT ON TABLE @extschema@.snowflake_registry IS 'worker ids claimed by snowflake nodes (node_key: system identifier:host:port)';
 COMMENT ON COLUMN @extschema@.snowflake_registry.datacenter_bits IS

@@ -15,7 +15,12 @@
 -- primary, which is refused from its next reservation on; it proves it is
 -- one with the old primary's node secret, which it inherited (secret.sql).
 -- A holder silent for 10 minutes (as snowflake_registry_release requires)
--- gives way.
+-- gives way.  lease: how long the node's confirmation lasts (its
+-- snowflake.registry_lease); whoever takes a pair over from a holder whose
+-- confirmation may still run -- an old primary still up beside its promoted
+-- standby -- is told the pair is retired until that confirmation ends.
+COMMENT ON COLUMN @extschema@.snowflake_registry.confirmed_until IS
+    'configured: when the node''s last confirmation ends (its snowflake.registry_lease after its last reservation, plus 2 s): a node that takes the pair over issues ids dated later';
 CREATE FUNCTION @extschema@.snowflake_registry_reserve(
     node_key text,
     datacenter_bits integer,
@@ -25,6 +30,7 @@ CREATE FUNCTION @extschema@.snowflake_registry_reserve(
     timeline integer,
     ids_until timestamptz,
     node_secret text,
+    lease interval,
     OUT retired_until timestamptz,
     OUT retired_by text,
     OUT refused text)
@@ -43,6 +49,7 @@ DECLARE
     fn_ids_until timestamptz := snowflake_registry_reserve.ids_until;
     fn_secret text := snowflake_registry_reserve.node_secret;
     fn_hash bytea := @extschema@.snowflake_registry_secret_hash(snowflake_registry_reserve.node_secret);
+    fn_lease interval := snowflake_registry_reserve.lease;
     h record;
     gone record;
     held boolean;
@@ -55,6 +62,10 @@ BEGIN
     END IF;
     IF fn_dc IS NULL OR fn_w IS NULL THEN
         RAISE EXCEPTION 'snowflake registry: datacenter_id and worker_id must not be null'
+            USING ERRCODE = '22023';
+    END IF;
+    IF fn_lease IS NULL OR fn_lease NOT BETWEEN interval '1 second' AND interval '597 seconds' THEN
+        RAISE EXCEPTION 'snowflake registry: lease must be between 1 and 597 seconds'
             USING ERRCODE = '22023';
     END IF;
     PERFORM @extschema@.snowflake_registry_lock(fn_dc_bits, fn_w_bits);
@@ -107,6 +118,17 @@ BEGIN
         END IF;
     END IF;
 
+    -- Taken over from a holder whose confirmation may still run: its ids
+    -- carry times up to the end of it, so the pair is retired until then.
+    IF held AND h.node_key <> fn_key AND h.confirmed_until > now() THEN
+        PERFORM @extschema@.snowflake_registry_hold_back(fn_dc, fn_w, h.confirmed_until,
+                                                         h.node_key, h.secret_hash);
+        IF retired_until IS NULL OR retired_until < h.confirmed_until THEN
+            retired_until := h.confirmed_until;
+            retired_by := h.node_key;
+        END IF;
+    END IF;
+
     -- The pair is this node's now.  Its row elsewhere, if it moved, goes;
     -- that pair is retired until ids_until.
     FOR gone IN
@@ -115,26 +137,23 @@ BEGIN
         RETURNING r.datacenter_id, r.worker_id
     LOOP
         IF fn_ids_until IS NOT NULL AND isfinite(fn_ids_until) THEN
-            INSERT INTO @extschema@.snowflake_registry_retired AS t
-                (datacenter_id, worker_id, retired_until, node_key, retired_at, secret_hash)
-            VALUES (gone.datacenter_id, gone.worker_id, fn_ids_until, fn_key, now(), fn_hash)
-            ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
-            SET retired_until = greatest(t.retired_until, excluded.retired_until),
-                retired_at = now();
+            PERFORM @extschema@.snowflake_registry_hold_back(gone.datacenter_id, gone.worker_id,
+                                                             fn_ids_until, fn_key, fn_hash);
         END IF;
     END LOOP;
     DELETE FROM @extschema@.snowflake_registry r
     WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
     INSERT INTO @extschema@.snowflake_registry
         (datacenter_id, worker_id, node_key, datacenter_bits, worker_bits, claimed_at,
-         last_seen, kind, timeline, secret_hash)
+         last_seen, kind, timeline, secret_hash, confirmed_until)
     VALUES (fn_dc, fn_w, fn_key, fn_dc_bits, fn_w_bits,
-            since, now(), 'configured', fn_tl, fn_hash);
+            since, now(), 'configured', fn_tl, fn_hash,
+            now() + fn_lease + interval '2 seconds');
 END
 $$;
-COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text) IS
+COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text, interval) IS
     'a configured node reserves its pair (and learns whether another node retired or holds it); run on the registry server';
-REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text, interval) FROM PUBLIC;
 
 -- The 1.5 signature, without a node secret: acts only on rows recorded
 -- without one.
@@ -157,7 +176,7 @@ AS $$
     SELECT r.retired_until, r.retired_by, r.refused
     FROM @extschema@.snowflake_registry_reserve(node_key, datacenter_bits, worker_bits,
                                                 datacenter_id, worker_id, timeline, ids_until,
-                                                NULL::text) r
+                                                NULL::text, interval '597 seconds') r
 $$;
 COMMENT ON FUNCTION @extschema@.snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz) IS
     'a configured node of 1.5 reserves its pair (no node secret: only rows recorded without one); run on the registry server';

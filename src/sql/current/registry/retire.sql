@@ -43,16 +43,7 @@ BEGIN
     WHERE r.node_key = fn_key AND r.datacenter_id = fn_dc AND r.worker_id = fn_w;
     -- Reported again (a restarted node), or by another node too: the
     -- latest time stands.
-    INSERT INTO @extschema@.snowflake_registry_retired AS t
-        (datacenter_id, worker_id, retired_until, node_key, retired_at, secret_hash)
-    VALUES (fn_dc, fn_w, fn_until, fn_key, now(), fn_hash)
-    ON CONFLICT ON CONSTRAINT snowflake_registry_retired_pkey DO UPDATE
-    SET node_key = CASE WHEN excluded.retired_until >= t.retired_until
-                        THEN excluded.node_key ELSE t.node_key END,
-        secret_hash = CASE WHEN excluded.retired_until >= t.retired_until
-                           THEN excluded.secret_hash ELSE t.secret_hash END,
-        retired_until = greatest(t.retired_until, excluded.retired_until),
-        retired_at = now();
+    PERFORM @extschema@.snowflake_registry_hold_back(fn_dc, fn_w, fn_until, fn_key, fn_hash);
 END
 $$;
 COMMENT ON FUNCTION @extschema@.snowflake_registry_retire(text, integer, integer, timestamptz, text) IS
