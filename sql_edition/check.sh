@@ -8,6 +8,10 @@
 #  1. every function in PL/pgSQL has SET search_path = pg_catalog, pg_temp
 #     (never FROM CURRENT), and every SQL function has a standard body
 #     (RETURN or BEGIN ATOMIC: its names are resolved when it is created);
+#     but a PL/pgSQL function whose header says "-- names qualified" (the
+#     fast path, which a SET would slow down) has, in its body, every
+#     operator written OPERATOR(pg_catalog.op) and every function called
+#     with its schema (COALESCE, GREATEST and CASE are syntax);
 #  2. outside comments and string literals, every name of the edition's
 #     objects (snowflake_...) is written with its schema, @extschema@. -- but
 #     a trigger's name and a function's name qualifying its parameter
@@ -30,7 +34,9 @@ FNR == 1 { instr = 0; header = "" }
     else if (next_is_header) header = header "\n" line
     if (next_is_header && line ~ /^[ \t]*(AS|RETURN|BEGIN ATOMIC)([ \t]|$)/) {
         next_is_header = 0
-        if (header ~ /LANGUAGE plpgsql/ && header !~ /SET search_path = pg_catalog, pg_temp/)
+        if (header ~ /LANGUAGE plpgsql/ && header ~ /-- names qualified/)
+            qualified = 1
+        else if (header ~ /LANGUAGE plpgsql/ && header !~ /SET search_path = pg_catalog, pg_temp/)
             failat(hline, "a PL/pgSQL function without SET search_path = pg_catalog, pg_temp")
         if (header ~ /LANGUAGE sql/ && line ~ /^[ \t]*AS([ \t]|$)/)
             failat(hline, "an SQL function without a standard body (RETURN, BEGIN ATOMIC)")
@@ -60,6 +66,26 @@ FNR == 1 { instr = 0; header = "" }
         if (c == "\047") { instr = 1; lit = ""; i++; continue }
         code = code c
         i++
+    }
+    # Rule 1, a "-- names qualified" body (up to the line ending it, $body$).
+    if (qualified && line ~ /^[ \t]*\$body\$[ \t]*$/ && seen_body) { qualified = 0; seen_body = 0 }
+    else if (qualified && line ~ /\$body\$/) seen_body = 1
+    else if (qualified && seen_body) {
+        q = code
+        gsub(/OPERATOR\(pg_catalog\.[^)]*\)/, " ", q)
+        gsub(/::/, " ", q)
+        gsub(/@extschema@/, "x", q)
+        gsub(/%[sIL]/, " ", q)      # format() placeholders of the bake
+        if (q ~ /[-+*\/<>=!~^&|#%@?]/)
+            fail("an operator not written OPERATOR(pg_catalog.op) in a \"-- names qualified\" body")
+        r = q
+        while (match(r, /[A-Za-z_][A-Za-z0-9_.]*[ \t]*\(/)) {
+            f = substr(r, RSTART, RLENGTH)
+            r = substr(r, RSTART + RLENGTH)
+            sub(/[ \t]*\($/, "", f)
+            if (f !~ /\./ && toupper(f) !~ /^(COALESCE|GREATEST|LEAST|NULLIF|CASE|WHEN|THEN|ELSE|AND|OR|NOT|RETURN|IN)$/)
+                fail("the function \"" f "\" without its schema in a \"-- names qualified\" body")
+        }
     }
     rest = code
     while (match(rest, /[A-Za-z0-9_.@]*snowflake_[A-Za-z0-9_]*[.]?/)) {

@@ -6,9 +6,18 @@
 -- snowflake_nextval() has the epoch and the layout written into it: both are
 -- rewritten from snowflake_sql_config whenever it changes (a trigger), so
 -- every session sees a change when it commits, even one whose snapshot is
--- older (functions are catalog objects), and snowflake_nextval stays one SQL
--- expression that PostgreSQL inlines.  The uniqueness of ids does not depend
--- on these constants (only on G and C); they make the ids the right ones.
+-- older (functions are catalog objects).  The uniqueness of ids does not
+-- depend on these constants (only on G and C); they make the ids the right
+-- ones.
+--
+-- snowflake_nextval() is PL/pgSQL, one RETURN of one expression: PL/pgSQL
+-- plans it once per session and evaluates it as a simple expression.  An SQL
+-- function would be inlined into every statement that calls it, and planning
+-- the inlined expression costs a statement of one call several times the
+-- call itself.  PL/pgSQL reads the expression with the caller's search_path,
+-- so every name in it is schema-qualified and every operator is written
+-- OPERATOR(pg_catalog.op) (no SET search_path: it would cost each call a
+-- change of setting).
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_bake()
 RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -41,16 +50,22 @@ BEGIN
     EXECUTE format($sql$
         CREATE OR REPLACE FUNCTION @extschema@.snowflake_nextval()
         RETURNS bigint
-        LANGUAGE sql VOLATILE PARALLEL UNSAFE
-        RETURN COALESCE(
-            CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL
-                 WHEN pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'::pg_catalog.regclass)
-                      > GREATEST(pg_catalog.nextval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass),
-                                 (@extschema@.snowflake_sql_unix_ms(pg_catalog.clock_timestamp())
-                                  - %s::double precision)::bigint << %s)
-                 THEN pg_catalog.currval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass)
-            END,
-            @extschema@.snowflake_sql_next_slow())
+        LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE  -- names qualified
+        AS $body$
+        BEGIN
+            RETURN COALESCE(
+                CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL
+                     WHEN pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'::pg_catalog.regclass)
+                          OPERATOR(pg_catalog.>)
+                          GREATEST(pg_catalog.nextval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass),
+                                   (@extschema@.snowflake_sql_unix_ms(pg_catalog.clock_timestamp())
+                                    OPERATOR(pg_catalog.-) %s::double precision)::bigint
+                                   OPERATOR(pg_catalog.<<) %s)
+                     THEN pg_catalog.currval('@extschema@.snowflake_sql_counter'::pg_catalog.regclass)
+                END,
+                @extschema@.snowflake_sql_next_slow());
+        END
+        $body$
         $sql$, c.epoch_ms, c.datacenter_bits + c.worker_bits + c.sequence_bits);
     EXECUTE $sql$
         COMMENT ON FUNCTION @extschema@.snowflake_nextval() IS 'next unique, increasing id of this node (database)'
