@@ -1,0 +1,88 @@
+# Logical replication cannot give a node another node's identity (SQL
+# edition, plain script): two databases on two servers, each configured
+# with its own worker, replicate FOR ALL TABLES, one way (and both ways
+# where PostgreSQL has origin = none, 16 and later).  A change of the
+# publisher's configuration reaches the subscriber's apply worker, which
+# refuses to write snowflake_sql_config and says why; the subscriber keeps
+# its identity, and its ids carry its own worker only, each above the last.
+# Before issue 35, the apply worker wrote the row (replication fires no
+# ordinary trigger), and the subscriber's next bake took the publisher's
+# identity.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use lib "$FindBin::RealBin/../t";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SnowflakeTest qw(decode_id start_node);
+use SqlEditionTest;
+
+my %node;
+for my $name ('pub', 'sub')
+{
+	my $n = plain_node("repl_$name");
+	$n->append_conf('postgresql.conf', "wal_level = logical\nmax_replication_slots = 4\n"
+		  . "max_wal_senders = 4\nwal_retrieve_retry_interval = '200ms'\n");
+	start_node($n);
+	add_role($n, 'owner1');
+	$n->safe_psql('postgres', 'CREATE DATABASE app');
+	$n->safe_psql('app', 'CREATE SCHEMA ids AUTHORIZATION owner1');
+	install_plain($n, 'app', 'owner1', 'ids');
+	$n->safe_psql('app', 'CREATE TABLE public.items (id bigint PRIMARY KEY, what text)');
+	$node{$name} = $n;
+}
+my ($pub, $sub) = @node{ 'pub', 'sub' };
+safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 4)');
+safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 5)');
+my $both = $pub->safe_psql('postgres', 'SHOW server_version_num') >= 160000;
+
+# FOR ALL TABLES: snowflake_sql_config is published too.  No initial copy
+# (its row would collide with the subscriber's own anyway).
+sub subscribe
+{
+	my ($from, $to, $name) = @_;
+	$from->safe_psql('app', "CREATE PUBLICATION $name FOR ALL TABLES");
+	$to->safe_psql('app',
+		"CREATE SUBSCRIPTION $name CONNECTION '" . $from->connstr . " dbname=app"
+		  . "' PUBLICATION $name WITH (copy_data = false"
+		  . ($both ? ', origin = none' : '') . ')');
+}
+subscribe($pub, $sub, 'p2s');
+subscribe($sub, $pub, 's2p') if $both;
+$pub->wait_for_catchup('p2s');
+$sub->wait_for_catchup('s2p') if $both;
+
+# Rows replicate; then the publisher changes its configuration.
+$pub->safe_psql('app', "INSERT INTO public.items SELECT ids.snowflake_nextval(), 'pub' FROM generate_series(1, 100)");
+$pub->wait_for_catchup('p2s');
+is($sub->safe_psql('app', "SELECT count(*) FROM public.items WHERE what = 'pub'"), '100',
+	'the subscriber receives the publisher\'s rows');
+my $before = $sub->safe_psql('app', "SELECT max(id) FROM public.items WHERE what = 'pub'");
+my $last_sub = safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
+my $log_offset = -s $sub->logfile;
+safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 6)');
+ok($sub->wait_for_log(qr/snowflake_sql_config is not written with session_replication_role = replica/,
+		$log_offset),
+	'the subscriber\'s apply worker refuses the publisher\'s configuration');
+like(slurp_file($sub->logfile, $log_offset), qr/HINT:  Leave snowflake_sql_config out of publications/,
+	'... and says what to do');
+is($sub->safe_psql('app', 'SELECT worker_id FROM ids.snowflake_sql_config'), '5',
+	'the subscriber keeps its configuration');
+my @ids = split /\n/, safe_psql_as($sub, 'app', 'owner1',
+	'SELECT ids.snowflake_nextval() FROM generate_series(1, 2000)');
+is(scalar(grep { decode_id($_)->{worker_id} != 5 } @ids), 0,
+	'every id the subscriber makes carries its own worker');
+ok(increasing($last_sub, @ids), '... each above the last it made before');
+if ($both)
+{
+	is($pub->safe_psql('app', 'SELECT worker_id FROM ids.snowflake_sql_config'), '6',
+		'both ways: the publisher keeps its own too');
+}
+
+$sub->safe_psql('app', 'ALTER SUBSCRIPTION p2s DISABLE');
+$pub->safe_psql('app', 'ALTER SUBSCRIPTION s2p DISABLE') if $both;
+$pub->stop;
+$sub->stop;
+done_testing();
