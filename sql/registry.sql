@@ -198,17 +198,8 @@ TRUNCATE snowflake_registry, snowflake_registry_retired;
 -- registrar login alone, knowing node keys but not secrets, can neither
 -- evict a live holder nor take a pair over.
 CREATE ROLE regress_sf_registrar2;
-GRANT EXECUTE ON FUNCTION snowflake_registry_claim(text, integer, integer, text),
-                          snowflake_registry_renew(text, integer, integer, integer, integer, text),
-                          snowflake_registry_retire(text, integer, integer, timestamptz, text),
-                          snowflake_registry_reserve(text, integer, integer, integer, integer,
-                                                     integer, timestamptz, text, interval),
-                          snowflake_registry_claim(text, integer, integer),
-                          snowflake_registry_renew(text, integer, integer, integer, integer),
-                          snowflake_registry_retire(text, integer, integer, timestamptz),
-                          snowflake_registry_reserve(text, integer, integer, integer, integer,
-                                                     integer, timestamptz)
-      TO regress_sf_registrar2;
+\set registrar_functions 'snowflake_registry_claim(text, integer, integer, text), snowflake_registry_renew(text, integer, integer, integer, integer, text), snowflake_registry_retire(text, integer, integer, timestamptz, text), snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz, text, interval), snowflake_registry_claim(text, integer, integer), snowflake_registry_renew(text, integer, integer, integer, integer), snowflake_registry_retire(text, integer, integer, timestamptz), snowflake_registry_reserve(text, integer, integer, integer, integer, integer, timestamptz)'
+GRANT EXECUTE ON FUNCTION :registrar_functions TO regress_sf_registrar2;
 SET ROLE regress_sf_registrar2;
 \set secret_a '''aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'''
 \set secret_x '''xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'''
@@ -266,15 +257,5 @@ RESET ROLE;
 SELECT node_key, kind, timeline FROM snowflake_registry;
 SELECT node_key, retired_until > now() AS held_back FROM snowflake_registry_retired;
 TRUNCATE snowflake_registry, snowflake_registry_retired;
-REVOKE ALL ON FUNCTION snowflake_registry_claim(text, integer, integer, text),
-                       snowflake_registry_renew(text, integer, integer, integer, integer, text),
-                       snowflake_registry_retire(text, integer, integer, timestamptz, text),
-                       snowflake_registry_reserve(text, integer, integer, integer, integer,
-                                                  integer, timestamptz, text, interval),
-                       snowflake_registry_claim(text, integer, integer),
-                       snowflake_registry_renew(text, integer, integer, integer, integer),
-                       snowflake_registry_retire(text, integer, integer, timestamptz),
-                       snowflake_registry_reserve(text, integer, integer, integer, integer,
-                                                  integer, timestamptz)
-       FROM regress_sf_registrar2;
+REVOKE ALL ON FUNCTION :registrar_functions FROM regress_sf_registrar2;
 DROP ROLE regress_sf_registrar2;
