@@ -156,14 +156,18 @@ sub layout_guard_checks
 		'DELETE of the configuration, then a new layout: refused');
 	$plain->safe_psql($db, <<'EOS');
 BEGIN;
-SET LOCAL session_replication_role = replica;
+ALTER TABLE ids.snowflake_sql_config DISABLE TRIGGER ALL;  -- as pg_restore --disable-triggers
 DELETE FROM ids.snowflake_sql_config;
 INSERT INTO ids.snowflake_sql_config (epoch_ms, datacenter_bits, worker_bits, sequence_bits,
     datacenter_id, worker_id, clock_backward_policy, max_clock_backward_ms)
 VALUES (1288834974657, 0, 0, 10, 0, 0, 'borrow', 10000);
+ALTER TABLE ids.snowflake_sql_config ENABLE TRIGGER ALL;
 COMMIT;
 EOS
 	install_plain($plain, $db, 'owner1', 'ids');    # bakes the row it finds
+	is($plain->safe_psql($db, "SELECT string_agg(DISTINCT tgenabled::text, ',') FROM pg_trigger "
+			  . "WHERE tgname LIKE 'snowflake_sql_config_not_%'"),
+		'A', 'installing the script again fires the replication guard in apply workers again');
 	($ret, $out, $err) = psql_as($plain, $db, 'owner1', 'SELECT pg_sleep(0.002); SELECT ids.snowflake_nextval()');
 	like($err, qr/ERROR:  sequence_bits differs from the value the ids of this node were issued under/,
 		'a row written without the triggers (a data-only restore): no id, and an error that says why');

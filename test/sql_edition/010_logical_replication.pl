@@ -36,14 +36,19 @@ for my $name ('pub', 'sub')
 my ($pub, $sub) = @node{ 'pub', 'sub' };
 safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 4)');
 safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 5)');
-my $both = $pub->safe_psql('postgres', 'SHOW server_version_num') >= 160000;
+my $version = $pub->safe_psql('postgres', 'SHOW server_version_num');
+my $both = $version >= 160000;
+my $sequences = $version >= 190000;    # FOR ALL SEQUENCES
 
-# FOR ALL TABLES: snowflake_sql_config is published too.  No initial copy
-# (its row would collide with the subscriber's own anyway).
+# FOR ALL TABLES: snowflake_sql_config is published too (and from 19 on,
+# with ALL SEQUENCES, every logged sequence: snowflake_sql_mark; the counter
+# and the bound are unlogged, which it leaves out).  No initial copy (the
+# configuration's row would collide with the subscriber's own anyway).
 sub subscribe
 {
 	my ($from, $to, $name) = @_;
-	$from->safe_psql('app', "CREATE PUBLICATION $name FOR ALL TABLES");
+	$from->safe_psql('app',
+		"CREATE PUBLICATION $name FOR ALL TABLES" . ($sequences ? ', ALL SEQUENCES' : ''));
 	$to->safe_psql('app',
 		"CREATE SUBSCRIPTION $name CONNECTION '" . $from->connstr . " dbname=app"
 		  . "' PUBLICATION $name WITH (copy_data = false"
@@ -59,8 +64,28 @@ $pub->safe_psql('app', "INSERT INTO public.items SELECT ids.snowflake_nextval(),
 $pub->wait_for_catchup('p2s');
 is($sub->safe_psql('app', "SELECT count(*) FROM public.items WHERE what = 'pub'"), '100',
 	'the subscriber receives the publisher\'s rows');
-my $before = $sub->safe_psql('app', "SELECT max(id) FROM public.items WHERE what = 'pub'");
 my $last_sub = safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
+if ($sequences)
+{
+	# The publisher's sequences, synchronised into the subscriber.
+	safe_psql_as($pub, 'app', 'owner1', 'SELECT count(ids.snowflake_nextval()) FROM generate_series(1, 20000)');
+	$sub->safe_psql('app', 'ALTER SUBSCRIPTION p2s REFRESH SEQUENCES');
+	$sub->poll_query_until('app',
+		"SELECT count(*) = 0 FROM pg_subscription_rel WHERE srsubstate <> 'r'")
+	  or die 'the sequences were never synchronised';
+	is($sub->safe_psql('app',
+			"SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_subscription_rel r "
+			  . "JOIN pg_class c ON c.oid = r.srrelid WHERE c.relkind = 'S' "
+			  . "AND c.relnamespace = 'ids'::regnamespace"),
+		'snowflake_sql_layout,snowflake_sql_mark',
+		'of the edition\'s sequences, the logged ones are replicated, not the unlogged counter and bound');
+	my @after = split /\n/, safe_psql_as($sub, 'app', 'owner1',
+		'SELECT ids.snowflake_nextval() FROM generate_series(1, 2000)');
+	is(scalar(grep { decode_id($_)->{worker_id} != 5 } @after), 0,
+		'after REFRESH SEQUENCES the subscriber\'s ids carry its own worker');
+	ok(increasing($last_sub, @after), '... each above the last it made before');
+	$last_sub = $after[-1];
+}
 my $log_offset = -s $sub->logfile;
 safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 6)');
 ok($sub->wait_for_log(qr/snowflake_sql_config is not written with session_replication_role = replica/,
