@@ -1,10 +1,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "node_secret.hpp"
+#include "durable_file.hpp"
 
 #include "pg_includes.hpp"
 
@@ -56,8 +56,7 @@ bool read_secret(char *buf) {
     return true;
 }
 
-// Makes the file: written and synced under a temporary name, then renamed
-// and the directory synced, so that it is whole or absent after a crash.
+// Makes the file, whole or absent after a crash.
 void make_secret(char *buf) {
     unsigned char raw[kNodeSecretLen / 2];
     if (!pg_strong_random(raw, sizeof raw))
@@ -70,35 +69,22 @@ void make_secret(char *buf) {
         text[2 * i + 1] = digits[raw[i] & 15];
     }
     text[kNodeSecretLen] = '\n';
-    const int fd = OpenTransientFilePerm(kSecretTempFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY,
-                                         S_IRUSR | S_IWUSR);
-    if (fd < 0)
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("could not create file \"%s\": %m", kSecretTempFile)));
-    errno = 0;
-    const bool written = write(fd, text, sizeof text) == static_cast<ssize_t>(sizeof text);
-    if (!written && errno == 0)
-        errno = ENOSPC;
-    const bool synced = written && pg_fsync(fd) == 0;
-    const int save_errno = errno;
-    CloseTransientFile(fd);
-    if (!synced) {
-        errno = save_errno;
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("could not write file \"%s\": %m", kSecretTempFile)));
-    }
-    (void)durable_rename(kSecretTempFile, kSecretFile, ERROR);
+    (void)write_file_durably(kSecretTempFile, kSecretFile, text, sizeof text, ERROR);
     memcpy(buf, text, kNodeSecretLen);
     buf[kNodeSecretLen] = '\0';
 }
 
 }  // namespace
 
+// The secret never changes while the server runs: read (or made) once per
+// process.
 void node_secret(char *buf, size_t len) {
+    static char cached[kNodeSecretLen + 1];
     Assert(len > kNodeSecretLen);
     (void)len;
-    if (!read_secret(buf))
-        make_secret(buf);
+    if (cached[0] == '\0' && !read_secret(cached))
+        make_secret(cached);
+    memcpy(buf, cached, kNodeSecretLen + 1);
 }
 
 }  // namespace sfpg
