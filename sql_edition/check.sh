@@ -26,7 +26,17 @@ set -eu
 awk '
 function failat(at, msg) { printf "%s:%d: %s\n", FILENAME, at, msg > "/dev/stderr"; bad = 1 }
 function fail(msg) { failat(FNR, msg) }
-FNR == 1 { instr = 0; header = "" }
+function unended() {
+    if (qualified) {
+        printf "%s: a \"-- names qualified\" body not ended by $body$\n", prev > "/dev/stderr"
+        bad = 1
+    }
+}
+FNR == 1 {
+    unended()
+    instr = 0; header = ""; next_is_header = 0; qualified = 0; seen_body = 0
+}
+{ prev = FILENAME }
 {
     line = $0
     # Rule 1: collect the header of each CREATE FUNCTION up to its body.
@@ -98,5 +108,5 @@ FNR == 1 { instr = 0; header = "" }
         fail("\"" w "\" without its schema, @extschema@.")
     }
 }
-END { exit bad }
+END { unended(); exit bad }
 ' "$@"
