@@ -51,6 +51,7 @@ DECLARE
     fn_hash bytea := @extschema@.snowflake_registry_secret_hash(snowflake_registry_reserve.node_secret);
     fn_lease interval := snowflake_registry_reserve.lease;
     h record;
+    own record;
     gone record;
     held boolean;
     since timestamptz := now();
@@ -77,12 +78,12 @@ BEGIN
     END IF;
 
     -- The node's own rows are acted on with its secret only.
-    FOR gone IN
+    FOR own IN
         SELECT r.datacenter_id, r.worker_id, r.secret_hash FROM @extschema@.snowflake_registry r
         WHERE r.node_key = fn_key
     LOOP
-        PERFORM @extschema@.snowflake_registry_check_secret(fn_key, gone.datacenter_id,
-                                                              gone.worker_id, gone.secret_hash,
+        PERFORM @extschema@.snowflake_registry_check_secret(fn_key, own.datacenter_id,
+                                                              own.worker_id, own.secret_hash,
                                                               fn_secret);
     END LOOP;
 
