@@ -54,6 +54,19 @@ sub subscribe
 		  . "' PUBLICATION $name WITH (copy_data = false"
 		  . ($both ? ', origin = none' : '') . ')');
 }
+# 2,000 ids of the subscriber: its own worker's only, each above the last
+# it made before.  Returns the last.
+sub own_ids_increasing
+{
+	my ($when, $last) = @_;
+	my @ids = split /\n/, safe_psql_as($sub, 'app', 'owner1',
+		'SELECT ids.snowflake_nextval() FROM generate_series(1, 2000)');
+	is(scalar(grep { decode_id($_)->{worker_id} != 5 } @ids), 0,
+		"$when, every id the subscriber makes carries its own worker");
+	ok(increasing($last, @ids), '... each above the last it made before');
+	return $ids[-1];
+}
+
 subscribe($pub, $sub, 'p2s');
 subscribe($sub, $pub, 's2p') if $both;
 $pub->wait_for_catchup('p2s');
@@ -79,12 +92,7 @@ if ($sequences)
 			  . "AND c.relnamespace = 'ids'::regnamespace"),
 		'snowflake_sql_layout,snowflake_sql_mark',
 		'of the edition\'s sequences, the logged ones are replicated, not the unlogged counter and bound');
-	my @after = split /\n/, safe_psql_as($sub, 'app', 'owner1',
-		'SELECT ids.snowflake_nextval() FROM generate_series(1, 2000)');
-	is(scalar(grep { decode_id($_)->{worker_id} != 5 } @after), 0,
-		'after REFRESH SEQUENCES the subscriber\'s ids carry its own worker');
-	ok(increasing($last_sub, @after), '... each above the last it made before');
-	$last_sub = $after[-1];
+	$last_sub = own_ids_increasing('after REFRESH SEQUENCES', $last_sub);
 }
 my $log_offset = -s $sub->logfile;
 safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 6)');
@@ -95,11 +103,7 @@ like(slurp_file($sub->logfile, $log_offset), qr/HINT:  Leave snowflake_sql_confi
 	'... and says what to do');
 is($sub->safe_psql('app', 'SELECT worker_id FROM ids.snowflake_sql_config'), '5',
 	'the subscriber keeps its configuration');
-my @ids = split /\n/, safe_psql_as($sub, 'app', 'owner1',
-	'SELECT ids.snowflake_nextval() FROM generate_series(1, 2000)');
-is(scalar(grep { decode_id($_)->{worker_id} != 5 } @ids), 0,
-	'every id the subscriber makes carries its own worker');
-ok(increasing($last_sub, @ids), '... each above the last it made before');
+own_ids_increasing('after the refusal', $last_sub);
 if ($both)
 {
 	is($pub->safe_psql('app', 'SELECT worker_id FROM ids.snowflake_sql_config'), '6',
