@@ -84,5 +84,15 @@
 -- committed (or that committed without writing anything, like a bare SELECT
 -- snowflake_nextval()) may be handed out again after a crash -- the rule of
 -- serial.
+--
+-- Replication: PostgreSQL 19's FOR ALL SEQUENCES copies M (logged) from
+-- another database, which could move it below this node's ids.  M carries
+-- the node's tag (snowflake_sql_config.mark_tag) in its low 16 bits, and a
+-- value with another tag says nothing of this node: with a region published,
+-- the next region writes the node's own M back (its ids are all below that
+-- region); with none (after a crash), the slow path refuses ids until
+-- snowflake_start_above writes it.  (A first configuration, before any
+-- region was ever published, writes its own; a mark of 0, from a database
+-- never configured, reads as none.)
 -- ===========================================================================
 

@@ -46,3 +46,12 @@ ALTER TABLE @extschema@.snowflake_sql_config
     ADD COLUMN IF NOT EXISTS retired_since timestamptz,
     ADD COLUMN IF NOT EXISTS retired_until timestamptz,
     ADD COLUMN IF NOT EXISTS identities_complete boolean NOT NULL DEFAULT false;
+
+-- The tag this database writes into its durable mark (011_sequences.sql), at
+-- random, so that a mark another database wrote (logical replication of
+-- sequences) is told from its own.  It goes where the row goes: a restore, a
+-- standby and pg_upgrade keep it; replication does not write the row
+-- (044_not_replicated.sql).
+ALTER TABLE @extschema@.snowflake_sql_config
+    ADD COLUMN IF NOT EXISTS mark_tag integer NOT NULL
+        DEFAULT (1 OPERATOR(pg_catalog.+) pg_catalog.floor(pg_catalog.random() OPERATOR(pg_catalog.*) 65535))::integer;

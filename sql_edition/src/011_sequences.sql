@@ -16,6 +16,10 @@ CREATE UNLOGGED SEQUENCE IF NOT EXISTS @extschema@.snowflake_sql_counter
 -- published is below.  Written (logged, so its transaction's commit flushes
 -- it) only when a new region would reach it, and then ahead by up to a
 -- second: about one WAL flush a second, by the transaction that moved it.
+-- Its value is the millisecond shifted left 16 bits, with the node's tag
+-- (snowflake_sql_config.mark_tag) in the 16 bits below: PostgreSQL 19's
+-- FOR ALL SEQUENCES publishes it, and a value another database wrote carries
+-- another tag (snowflake_sql_mark_ms).
 CREATE SEQUENCE IF NOT EXISTS @extschema@.snowflake_sql_mark
     AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
 -- The layout the ids were made under (029_layout_guard.sql).
@@ -28,7 +32,46 @@ COMMENT ON SEQUENCE @extschema@.snowflake_sql_bound IS
 COMMENT ON SEQUENCE @extschema@.snowflake_sql_counter IS
     'snowflake_sql: the node''s id counter (values at or above snowflake_sql_bound are never issued)';
 COMMENT ON SEQUENCE @extschema@.snowflake_sql_mark IS
-    'snowflake_sql: durable mark, a millisecond every region of ids published so far is below';
+    'snowflake_sql: durable mark, a millisecond every region of ids published so far is below (<< 16, with the node''s tag)';
+
+-- The mark's millisecond: 0 for none yet; NULL when its tag is not tag (a
+-- value this database did not write, which says nothing of its ids).
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_mark_ms(tag integer)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    v bigint := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
+BEGIN
+    IF v = 0 THEN
+        RETURN 0;
+    ELSIF v & 65535 = tag THEN
+        RETURN v >> 16;
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
+-- Writes the mark: the millisecond ms, with the node's tag.
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_set_mark(ms bigint, tag integer)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF ms >= 1::bigint << 47 THEN
+        RAISE EXCEPTION 'snowflake ids are exhausted: timestamp % ms is past what the durable mark '
+                        'can hold', ms
+            USING ERRCODE = '22003',
+                  DETAIL = 'The SQL edition''s mark holds milliseconds below 2^47 (about 4,400 '
+                           'years after the epoch).';
+    END IF;
+    PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark', (ms << 16) | tag, true);
+END
+$fn$;
+REVOKE ALL ON FUNCTION @extschema@.snowflake_sql_mark_ms(integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.snowflake_sql_set_mark(bigint, integer) FROM PUBLIC;
 -- An install of an earlier version (1.5) has C and G logged, and neither M
 -- nor the layout.  Before they are used unlogged: M is set above the region
 -- G published, and the layout from the configuration; then both are made
@@ -52,9 +95,8 @@ BEGIN
     SELECT * INTO s FROM @extschema@.snowflake_sql_config;
     IF hi > 0 AND FOUND THEN
         shift := s.datacenter_bits + s.worker_bits + s.sequence_bits;
-        IF coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0)
-           <= (hi - 1) >> shift THEN
-            PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark', ((hi - 1) >> shift) + 1, true);
+        IF coalesce(@extschema@.snowflake_sql_mark_ms(s.mark_tag), 0) <= (hi - 1) >> shift THEN
+            PERFORM @extschema@.snowflake_sql_set_mark(((hi - 1) >> shift) + 1, s.mark_tag);
         END IF;
         IF coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_layout'), 0) = 0 THEN
             PERFORM pg_catalog.setval('@extschema@.snowflake_sql_layout',

@@ -94,11 +94,22 @@ BEGIN
                                  'given to snowflake_configure.';
             END IF;
             hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
-            mark := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
+            -- NULL: written by another database (replication); rewritten
+            -- below with the next region.
+            mark := @extschema@.snowflake_sql_mark_ms(s.mark_tag);
             m := NULL;
             IF hi > 0 THEN
                 g := (hi - 1) >> shift;
                 same_node := ((hi - 1) & node_mask) = node;
+            ELSIF mark IS NULL THEN
+                RAISE EXCEPTION 'the durable mark of this snowflake node was written by another database'
+                    USING ERRCODE = '55000',
+                          DETAIL = 'snowflake_sql_mark holds a value with another node''s tag (logical '
+                                   'replication of sequences, FOR ALL SEQUENCES, copies it), and the node '
+                                   'restarted since: where its ids stopped is not known.',
+                          HINT = 'Leave the snowflake_sql_* sequences out of publications, then run '
+                                 'SELECT snowflake_start_above(max(id)) over the tables that hold this '
+                                 'node''s ids, as the owner.';
             ELSE
                 -- No region (none yet, or the unlogged sequences were reset by
                 -- a crash): as if the millisecond before the mark were used up.
@@ -185,9 +196,9 @@ BEGIN
                     -- record precedes the region's publication, so the
                     -- commit of any transaction that used an id of it
                     -- flushes the mark too.
-                    IF m >= mark THEN
-                        PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark',
-                            least(m + 1 + least(1000, s.max_clock_backward_ms), max_ms + 1), true);
+                    IF mark IS NULL OR m >= mark THEN
+                        PERFORM @extschema@.snowflake_sql_set_mark(
+                            least(m + 1 + least(1000, s.max_clock_backward_ms), max_ms + 1), s.mark_tag);
                     END IF;
                     -- A new region: C first (J1), then its publication (J2).
                     id := (m << shift) | node;

@@ -50,15 +50,35 @@ BEGIN
     END IF;
     LOCK TABLE @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
     hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
-    mark := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
+    mark := @extschema@.snowflake_sql_mark_ms(new_row.mark_tag);
+    IF mark IS NULL AND old_row IS NULL AND hi = 0
+       AND coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_layout'), 0) = 0 THEN
+        -- The first configuration of a database that published no region
+        -- yet (none under any layout): the mark another tag wrote (a
+        -- configuration rolled back, or another database) covers no id of
+        -- it.  Its own starts here.
+        mark := 0;
+    END IF;
     IF hi > 0 THEN
         g := (hi - 1) >> shift;
+    ELSIF mark IS NULL THEN
+        -- Another database's mark and no region: where the ids stopped is
+        -- not known (the slow path refuses ids until snowflake_start_above).
+        new_row.identities_complete := false;
+        new_row.identity_since := NULL;
+        IF prev IS NOT NULL THEN   -- an identity change (old_row IS NOT NULL is false
+                                   -- for a row with a NULL field)
+            new_row.retired_identity := prev;
+            new_row.retired_since := old_row.identity_since;
+            new_row.retired_until := 'infinity';
+        END IF;
+        RETURN new_row;
     ELSE
         -- No region: every id issued is below the mark, and the next region
         -- starts at it; moved up to the clock, a new identity starts there.
         t := floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint - new_row.epoch_ms;
         IF t > mark THEN
-            PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark', t, true);
+            PERFORM @extschema@.snowflake_sql_set_mark(t, new_row.mark_tag);
         END IF;
         g := mark - 1;
         mark := greatest(mark, t);

@@ -31,7 +31,7 @@ BEGIN
     IF NOT FOUND THEN
         -- Not configured: the C extension's default layout, no identity.
         c := ROW(true, 1288834974657, 5, 5, 12, 0, NULL, 'borrow', 10000, NULL, NULL,
-                 NULL, NULL, NULL, NULL, false);
+                 NULL, NULL, NULL, NULL, false, NULL);
     END IF;
     EXECUTE format($sql$
         CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_settings()
@@ -39,11 +39,11 @@ BEGIN
         LANGUAGE sql IMMUTABLE PARALLEL SAFE
         RETURN ROW(true, %s::bigint, %s, %s, %s, %s, %s::integer, %L, %s,
                    %L::timestamptz, %L::name, %L::timestamptz, %L::text, %L::timestamptz,
-                   %L::timestamptz, %L::boolean)::@extschema@.snowflake_sql_config
+                   %L::timestamptz, %L::boolean, %L::integer)::@extschema@.snowflake_sql_config
         $sql$, c.epoch_ms, c.datacenter_bits, c.worker_bits, c.sequence_bits, c.datacenter_id,
         coalesce(c.worker_id::text, 'NULL'), c.clock_backward_policy, c.max_clock_backward_ms,
         c.configured_at, c.configured_by, c.identity_since, c.retired_identity, c.retired_since,
-        c.retired_until, c.identities_complete);
+        c.retired_until, c.identities_complete, c.mark_tag);
     -- The fast path: R1 (G) is the left operand, R2 (nextval) the first
     -- argument of GREATEST, R3 the clock: the clock's millisecond since the
     -- epoch (by floor), shifted into id units.

@@ -17,6 +17,7 @@ DECLARE
     m bigint;
     t bigint;             -- the clock, ms since the epoch
     hi bigint;
+    mark bigint;
     used_up bigint;
 BEGIN
     SELECT c.relowner::regrole::name INTO owner_name
@@ -65,9 +66,14 @@ BEGIN
             PERFORM pg_catalog.setval('@extschema@.snowflake_sql_bound', used_up, true);
         END IF;
         -- Across a crash too: the durable mark above m (the call's commit
-        -- flushes it; the two sequences above are unlogged).
-        IF coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0) <= m THEN
-            PERFORM pg_catalog.setval('@extschema@.snowflake_sql_mark', m + 1, true);
+        -- flushes it; the two sequences above are unlogged), and above the
+        -- region published.  Another database's mark (NULL) is replaced.
+        mark := @extschema@.snowflake_sql_mark_ms(s.mark_tag);
+        IF hi > 0 THEN
+            m := greatest(m, (hi - 1) >> shift);
+        END IF;
+        IF mark IS NULL OR mark <= m THEN
+            PERFORM @extschema@.snowflake_sql_set_mark(m + 1, s.mark_tag);
         END IF;
         RAISE SQLSTATE 'SF001';
     EXCEPTION WHEN SQLSTATE 'SF001' THEN

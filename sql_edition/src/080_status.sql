@@ -50,7 +50,7 @@ DECLARE
                       ELSE coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0) END;
     c bigint := CASE WHEN NOT standby
                      THEN pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_counter') END;
-    mark bigint := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
+    mark bigint := @extschema@.snowflake_sql_mark_ms(s.mark_tag);
     g bigint;
     t bigint;
 BEGIN
@@ -78,7 +78,7 @@ BEGIN
     ELSE
         borrowed_ahead_ms := 0;
         -- No region since a crash (or on a standby): every id issued is
-        -- below the durable mark.
+        -- below the durable mark (unknown if another database wrote it).
         IF mark > 0 THEN
             durable_mark := @extschema@.snowflake_sql_ms_to_ts(s.epoch_ms + mark - 1);
         END IF;

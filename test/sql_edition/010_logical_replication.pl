@@ -35,7 +35,12 @@ for my $name ('pub', 'sub')
 }
 my ($pub, $sub) = @node{ 'pub', 'sub' };
 safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 4)');
+# (A configuration rolled back first: the mark it wrote is not the node's.)
+safe_psql_as($sub, 'app', 'owner1',
+	'BEGIN; SELECT ids.snowflake_configure(worker_id => 5); ROLLBACK');
 safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 5)');
+is(mark_tag($sub), tag_of($sub),
+	'a first configuration after one rolled back writes the node\'s own mark');
 my $version = $pub->safe_psql('postgres', 'SHOW server_version_num');
 my $both = $version >= 160000;
 my $sequences = $version >= 190000;    # FOR ALL SEQUENCES
@@ -54,6 +59,25 @@ sub subscribe
 		  . "' PUBLICATION $name WITH (copy_data = false"
 		  . ($both ? ', origin = none' : '') . ')');
 }
+# The node's mark tag, and the tag in its mark now.
+sub tag_of
+{
+	my ($n) = @_;
+	return $n->safe_psql('app', 'SELECT mark_tag FROM ids.snowflake_sql_config');
+}
+sub mark_tag
+{
+	my ($n) = @_;
+	return $n->safe_psql('app', "SELECT pg_sequence_last_value('ids.snowflake_sql_mark') & 65535");
+}
+
+# Different tags (random: one chance in 65,535 of the same).
+if (tag_of($pub) eq tag_of($sub))
+{
+	safe_psql_as($sub, 'app', 'owner1',
+		'UPDATE ids.snowflake_sql_config SET mark_tag = mark_tag % 65535 + 1');
+}
+
 # 2,000 ids of the subscriber: its own worker's only, each above the last
 # it made before.  Returns the last.
 sub own_ids_increasing
@@ -92,7 +116,10 @@ if ($sequences)
 			  . "AND c.relnamespace = 'ids'::regnamespace"),
 		'snowflake_sql_layout,snowflake_sql_mark',
 		'of the edition\'s sequences, the logged ones are replicated, not the unlogged counter and bound');
+	is(mark_tag($sub), tag_of($pub),
+		'REFRESH SEQUENCES wrote the publisher\'s mark, with its tag, into the subscriber');
 	$last_sub = own_ids_increasing('after REFRESH SEQUENCES', $last_sub);
+	is(mark_tag($sub), tag_of($sub), '... and the next region wrote the subscriber\'s own mark back');
 }
 my $log_offset = -s $sub->logfile;
 safe_psql_as($pub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 6)');
@@ -103,12 +130,51 @@ like(slurp_file($sub->logfile, $log_offset), qr/HINT:  Leave snowflake_sql_confi
 	'... and says what to do');
 is($sub->safe_psql('app', 'SELECT worker_id FROM ids.snowflake_sql_config'), '5',
 	'the subscriber keeps its configuration');
-own_ids_increasing('after the refusal', $last_sub);
+$last_sub = own_ids_increasing('after the refusal', $last_sub);
 if ($both)
 {
 	is($pub->safe_psql('app', 'SELECT worker_id FROM ids.snowflake_sql_config'), '6',
 		'both ways: the publisher keeps its own too');
 }
+
+# The publisher's mark written into the subscriber's (REFRESH SEQUENCES on
+# 19; before 19, as a copy of its sequences writes it), then a crash: the
+# subscriber does not know where its ids stopped, and says so; after
+# snowflake_start_above its ids go on above the last.
+if ($sequences)
+{
+	safe_psql_as($pub, 'app', 'owner1', 'SELECT count(ids.snowflake_nextval()) FROM generate_series(1, 1000)');
+	$sub->safe_psql('app', 'ALTER SUBSCRIPTION p2s REFRESH SEQUENCES');
+	$sub->poll_query_until('app',
+		"SELECT count(*) = 0 FROM pg_subscription_rel WHERE srsubstate <> 'r'")
+	  or die 'the sequences were never synchronised';
+}
+else
+{
+	my $theirs = $pub->safe_psql('app', "SELECT pg_sequence_last_value('ids.snowflake_sql_mark')");
+	$sub->safe_psql('app', "SELECT setval('ids.snowflake_sql_mark', $theirs)");
+}
+is(mark_tag($sub), tag_of($pub), 'the subscriber\'s mark holds the publisher\'s');
+$sub->stop('immediate');
+$sub->start;
+my ($rc, $out, $err) = psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
+like($err, qr/the durable mark of this snowflake node was written by another database/,
+	'after a crash, the subscriber refuses ids: its mark is another database\'s');
+like($err, qr/HINT:  Leave the snowflake_sql_\* sequences out of publications, then run SELECT snowflake_start_above/,
+	'... and says what to do');
+is($sub->safe_psql('app', 'SELECT durable_mark IS NULL FROM ids.snowflake_status'), 't',
+	'... and snowflake_status shows no durable mark');
+# An identity change then: where the ids under the identity left stopped is
+# not known either, so they are retired for ever.
+safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 7)');
+is($sub->safe_psql('app',
+		"SELECT retired_identity || ' ' || retired_until || ' ' || (identity_since IS NULL) "
+		  . 'FROM ids.snowflake_status'),
+	'0/5 infinity true', 'a new identity then retires the old one until infinity');
+safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 5)');
+safe_psql_as($sub, 'app', 'owner1', "SELECT ids.snowflake_start_above($last_sub)");
+own_ids_increasing('after snowflake_start_above', $last_sub);
+is(mark_tag($sub), tag_of($sub), '... with the subscriber\'s own mark');
 
 $sub->safe_psql('app', 'ALTER SUBSCRIPTION p2s DISABLE');
 $pub->safe_psql('app', 'ALTER SUBSCRIPTION s2p DISABLE') if $both;
