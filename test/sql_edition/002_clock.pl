@@ -76,10 +76,10 @@ my ($ids, $err);
 
 # ---- borrow (the default), bound 10 s --------------------------------------
 configure('worker_id => 5');
+my $t_step = time;
 ($ids, $err) = take(2000);
 is($err, '', 'clock right: ids');
 push @all, @$ids;
-my $t_step = time;
 set_clock($node, '-3');
 ($ids, $err) = take(10000);
 is($err, '', 'borrow, clock 3 s back: ids go on (10,000 of them)');

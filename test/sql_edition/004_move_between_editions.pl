@@ -62,12 +62,12 @@ sub dump_orders
 # ---- from the SQL edition to the C extension ------------------------------
 $sqlsrv->safe_psql('postgres', 'CREATE DATABASE shop OWNER app');
 install_plain($sqlsrv, 'shop', 'app', 'public');
+my $t_step = time;
 safe_psql_as($sqlsrv, 'shop', 'app', <<'EOS');
 SELECT snowflake_configure(worker_id => 11, datacenter_id => 1);
 CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), item text);
 INSERT INTO orders (item) SELECT 'before' FROM generate_series(1, 1000);
 EOS
-my $t_step = time;
 set_clock($sqlsrv, '-5');
 safe_psql_as($sqlsrv, 'shop', 'app', "INSERT INTO orders (item) SELECT 'borrowed' FROM generate_series(1, 3000)");
 my $ahead = $sqlsrv->safe_psql('shop', 'SELECT borrowed_ahead_ms FROM snowflake_status');
@@ -106,8 +106,8 @@ like($err, qr/invalid snowflake id: -1/, '... and a negative id');
 
 # ---- from the C extension to the SQL edition ------------------------------
 set_clock($csrv, '+0');
-$csrv->safe_psql('shop', "INSERT INTO orders (item) SELECT 'c before' FROM generate_series(1, 1000)");
 $t_step = time;
+$csrv->safe_psql('shop', "INSERT INTO orders (item) SELECT 'c before' FROM generate_series(1, 1000)");
 set_clock($csrv, '-5');
 $csrv->safe_psql('shop', "INSERT INTO orders (item) SELECT 'c borrowed' FROM generate_series(1, 3000)");
 $ahead = $csrv->safe_psql('shop', 'SELECT borrowed_ahead_ms FROM snowflake_status');

@@ -179,16 +179,17 @@ sub close_session
 }
 
 # Checks the ms a node says it borrowed ahead ($ahead) after its clock was
-# stepped back $step_ms at time $t_step (Time::HiRes, taken just before the
-# step): the ids are ahead of the clock by the step less the time since it
-# (more on a busy machine, where the step took effect later; never less),
-# and still ahead unless that whole time has passed.
+# stepped back $step_ms, $t_step being a time (Time::HiRes) taken before the
+# node made its last ids before the step, which so carry $t_step or later:
+# the ids are ahead of the clock by the step less the time since $t_step
+# (more on a busy machine; never less), and still ahead unless that whole
+# time has passed.
 sub borrowed_after_step
 {
 	my ($ahead, $step_ms, $t_step, $name) = @_;
 	my $since = int(1000 * (time - $t_step));
 	ok($ahead >= $step_ms - $since - 50 && ($ahead > 0 || $since >= $step_ms - 50),
-		"$name ($ahead ms, $since ms after the step)");
+		"$name ($ahead ms, $since ms since the ids before the step began)");
 }
 
 sub increasing
