@@ -29,7 +29,12 @@ our $SEQ_BITS = 12;
 our $WORKER_BITS = 5;
 our $DC_BITS = 5;
 
-my $FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+# The MT build of libfaketime blocks every signal while it reads the clock
+# file.  The plain build does not: a SIGALRM (a PostgreSQL timeout) that came
+# while it had the file open ran the handler's own clock read, whose fopen
+# waited for ever on the stdio lock the interrupted fclose held, and the
+# backend hung.
+my $FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 
 # Make this test script the reaper of every orphan below it: a postmaster
 # started by pg_ctl is reparented to us when pg_ctl exits, and its children
@@ -329,7 +334,9 @@ sub sf_concurrency
 
 # Runs sf_concurrency in the background against $conninfo: $sessions
 # sessions, $ids ids each, $batch per round trip, every id written to $out;
-# @extra are more options.  Returns what finish_client takes.
+# @extra are more options.  Returns what finish_client takes.  A client
+# still running three test timeouts after its start is killed and the test
+# dies, so a hung server fails the test instead of stalling the suite.
 sub start_client
 {
 	my ($conninfo, $out, $sessions, $ids, $batch, @extra) = @_;
@@ -337,7 +344,8 @@ sub start_client
 	my $h = IPC::Run::start(
 		[ sf_concurrency(), '--conn', $conninfo, '--per-conn', $sessions, '--ids', $ids,
 		  '--batch', $batch, '--out', $out, @extra ],
-		'>', \$o, '2>', \$e);
+		'>', \$o, '2>', \$e,
+		IPC::Run::timeout(3 * $PostgreSQL::Test::Utils::timeout_default));
 	return { h => $h, out => \$o, err => \$e };
 }
 
