@@ -78,12 +78,13 @@ FNR == 1 {
         i++
     }
     # Rule 1, a "-- names qualified" body (up to the line ending it, $body$).
-    if (qualified && line ~ /^[ \t]*\$body\$[ \t]*$/ && seen_body) { qualified = 0; seen_body = 0 }
+    if (qualified && line ~ /^[ \t]*\$body\$;?[ \t]*$/ && seen_body) { qualified = 0; seen_body = 0 }
     else if (qualified && line ~ /\$body\$/) seen_body = 1
     else if (qualified && seen_body) {
         q = code
         gsub(/OPERATOR\(pg_catalog\.[^)]*\)/, " ", q)
         gsub(/::/, " ", q)
+        gsub(/:=/, " ", q)          # PL/pgSQL assignment, not an operator
         gsub(/@extschema@/, "x", q)
         gsub(/%[sIL]/, " ", q)      # format() placeholders of the bake
         if (q ~ /[-+*\/<>=!~^&|#%@?]/)

@@ -35,23 +35,23 @@ COMMENT ON SEQUENCE @extschema@.snowflake_sql_mark IS
     'snowflake_sql: durable mark, a millisecond every region of ids published so far is below (<< 16, with the node''s tag)';
 
 -- The mark's millisecond: 0 for none yet; NULL when its tag is not tag (a
--- value this database did not write, which says nothing of its ids).
+-- value this database did not write, which says nothing of its ids).  Its
+-- names are qualified, not set by a SET (which costs a few microseconds a
+-- call): the slow path reads the mark at every new region.
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_mark_ms(tag integer)
 RETURNS bigint
-LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
+LANGUAGE plpgsql VOLATILE  -- names qualified
+AS $body$
 DECLARE
-    v bigint := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'), 0);
+    v bigint;
 BEGIN
-    IF v = 0 THEN
-        RETURN 0;
-    ELSIF v & 65535 = tag THEN
-        RETURN v >> 16;
-    END IF;
-    RETURN NULL;
+    v := COALESCE(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_mark'::pg_catalog.regclass), 0);
+    RETURN CASE WHEN v OPERATOR(pg_catalog.=) 0 THEN 0
+                WHEN (v OPERATOR(pg_catalog.&) 65535) OPERATOR(pg_catalog.=) tag
+                THEN v OPERATOR(pg_catalog.>>) 16
+           END;
 END
-$fn$;
+$body$;
 
 -- Writes the mark: the millisecond ms, with the node's tag.
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_set_mark(ms bigint, tag integer)
