@@ -93,6 +93,8 @@
 -- region); with none (after a crash), the slow path refuses ids until
 -- snowflake_start_above writes it.  (A first configuration, before any
 -- region was ever published, writes its own; a mark of 0, from a database
--- never configured, reads as none.)
+-- never configured, reads as none.)  Each new identity draws a new tag and
+-- writes M again with it, so a copy of the database, once it has its own
+-- identity, tells the mark of the one it was copied from as another's.
 -- ===========================================================================
 

@@ -51,7 +51,9 @@ ALTER TABLE @extschema@.snowflake_sql_config
 -- random, so that a mark another database wrote (logical replication of
 -- sequences) is told from its own.  It goes where the row goes: a restore, a
 -- standby and pg_upgrade keep it; replication does not write the row
--- (044_not_replicated.sql).
+-- (044_not_replicated.sql).  A new identity draws a new one
+-- (039_identity_history.sql), so a copy of the database stops sharing it;
+-- nothing else changes it (041_config_check.sql).
 ALTER TABLE @extschema@.snowflake_sql_config
     ADD COLUMN IF NOT EXISTS mark_tag integer NOT NULL
         DEFAULT (1 OPERATOR(pg_catalog.+) pg_catalog.floor(pg_catalog.random() OPERATOR(pg_catalog.*) 65535))::integer;

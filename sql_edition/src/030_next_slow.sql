@@ -104,12 +104,13 @@ BEGIN
             ELSIF mark IS NULL THEN
                 RAISE EXCEPTION 'the durable mark of this snowflake node was written by another database'
                     USING ERRCODE = '55000',
-                          DETAIL = 'snowflake_sql_mark holds a value with another node''s tag (logical '
-                                   'replication of sequences, FOR ALL SEQUENCES, copies it), and the node '
+                          DETAIL = 'snowflake_sql_mark holds a value with another tag (logical '
+                                   'replication of sequences, FOR ALL SEQUENCES, copies another node''s; '
+                                   'an identity change rolled back leaves its own), and the node '
                                    'restarted since: where its ids stopped is not known.',
                           HINT = 'Leave the snowflake_sql_* sequences out of publications, then run '
-                                 'SELECT snowflake_start_above(max(id)) over the tables that hold this '
-                                 'node''s ids, as the owner.';
+                                 'SELECT snowflake_start_above(coalesce(max(id), 0)) over the tables '
+                                 'that hold this node''s ids, as the owner.';
             ELSE
                 -- No region (none yet, or the unlogged sequences were reset by
                 -- a crash): as if the millisecond before the mark were used up.

@@ -28,6 +28,7 @@ DECLARE
     prev text;
     shift integer := new_row.datacenter_bits + new_row.worker_bits + new_row.sequence_bits;
     hi bigint;
+    tag integer;          -- the tag the mark is read with
     mark bigint;
     g bigint;             -- the last millisecond any id issued so far carries
     t bigint;
@@ -50,7 +51,21 @@ BEGIN
     END IF;
     LOCK TABLE @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
     hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
-    mark := @extschema@.snowflake_sql_mark_ms(new_row.mark_tag);
+    tag := new_row.mark_tag;
+    mark := @extschema@.snowflake_sql_mark_ms(tag);
+    IF prev IS NOT NULL THEN
+        -- A new identity draws a new tag (below, the node's own mark is
+        -- written again with it): a copy of this database (a restore, a
+        -- template, a standby made a node of its own) had its tag, and the
+        -- mark of the database it was copied from, replicated into it, would
+        -- have read as its own.  Not the tag now in the mark either.
+        LOOP
+            new_row.mark_tag := 1 + floor(random() * 65535)::integer;
+            EXIT WHEN new_row.mark_tag <> tag
+                  AND new_row.mark_tag <> coalesce(pg_catalog.pg_sequence_last_value(
+                                                       '@extschema@.snowflake_sql_mark'), 0) & 65535;
+        END LOOP;
+    END IF;
     IF mark IS NULL AND old_row IS NULL AND hi = 0
        AND coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_layout'), 0) = 0 THEN
         -- The first configuration of a database that published no region
@@ -61,6 +76,9 @@ BEGIN
     END IF;
     IF hi > 0 THEN
         g := (hi - 1) >> shift;
+        IF mark IS NOT NULL AND new_row.mark_tag <> tag THEN
+            PERFORM @extschema@.snowflake_sql_set_mark(mark, new_row.mark_tag);
+        END IF;
     ELSIF mark IS NULL THEN
         -- Another database's mark and no region: where the ids stopped is
         -- not known (the slow path refuses ids until snowflake_start_above).
@@ -77,8 +95,8 @@ BEGIN
         -- No region: every id issued is below the mark, and the next region
         -- starts at it; moved up to the clock, a new identity starts there.
         t := floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint - new_row.epoch_ms;
-        IF t > mark THEN
-            PERFORM @extschema@.snowflake_sql_set_mark(t, new_row.mark_tag);
+        IF t > mark OR new_row.mark_tag <> tag THEN
+            PERFORM @extschema@.snowflake_sql_set_mark(greatest(t, mark), new_row.mark_tag);
         END IF;
         g := mark - 1;
         mark := greatest(mark, t);

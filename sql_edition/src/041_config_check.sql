@@ -29,6 +29,17 @@ BEGIN
         RAISE EXCEPTION 'invalid clock_backward_policy: "%"', NEW.clock_backward_policy
             USING ERRCODE = '22023', DETAIL = 'Valid values are "error", "wait" and "borrow".';
     END IF;
+    IF NEW.mark_tag < 1 OR NEW.mark_tag > 65535 THEN
+        RAISE EXCEPTION 'invalid mark_tag: %', NEW.mark_tag
+            USING ERRCODE = '22023', DETAIL = 'Valid values are 1 to 65535.';
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.mark_tag <> OLD.mark_tag THEN
+        -- The node's own durable mark would read as another database's.
+        RAISE EXCEPTION 'mark_tag cannot be set'
+            USING ERRCODE = '55000',
+                  DETAIL = 'It tells the durable mark this database wrote from one another '
+                           'database wrote; a new identity draws a new one.';
+    END IF;
     IF NEW.max_clock_backward_ms < 0 THEN
         RAISE EXCEPTION 'invalid max_clock_backward_ms: %', NEW.max_clock_backward_ms
             USING ERRCODE = '22023', DETAIL = 'Valid values are 0 to 2147483647 ms.';

@@ -71,11 +71,24 @@ sub mark_tag
 	return $n->safe_psql('app', "SELECT pg_sequence_last_value('ids.snowflake_sql_mark') & 65535");
 }
 
-# Different tags (random: one chance in 65,535 of the same).
-if (tag_of($pub) eq tag_of($sub))
+sub mark_ms
 {
-	safe_psql_as($sub, 'app', 'owner1',
-		'UPDATE ids.snowflake_sql_config SET mark_tag = mark_tag % 65535 + 1');
+	my ($n) = @_;
+	return $n->safe_psql('app', "SELECT pg_sequence_last_value('ids.snowflake_sql_mark') >> 16");
+}
+
+# The tag is not set by hand; different tags (random: one chance in 65,535
+# of the same; a new identity draws another).
+my ($rc, $out, $err) = psql_as($sub, 'app', 'owner1',
+	'UPDATE ids.snowflake_sql_config SET mark_tag = mark_tag % 65535 + 1');
+like($err, qr/ERROR:  mark_tag cannot be set/, 'an UPDATE of mark_tag is refused');
+($rc, $out, $err) = psql_as($sub, 'app', 'owner1', 'UPDATE ids.snowflake_sql_config SET mark_tag = 65536');
+like($err, qr/ERROR:  invalid mark_tag: 65536\nDETAIL:  Valid values are 1 to 65535\./,
+	'... and a value out of range, as such');
+while (tag_of($pub) eq tag_of($sub))
+{
+	safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 8)');
+	safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 5)');
 }
 
 # 2,000 ids of the subscriber: its own worker's only, each above the last
@@ -157,10 +170,11 @@ else
 is(mark_tag($sub), tag_of($pub), 'the subscriber\'s mark holds the publisher\'s');
 $sub->stop('immediate');
 $sub->start;
-my ($rc, $out, $err) = psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
+($rc, $out, $err) = psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
 like($err, qr/the durable mark of this snowflake node was written by another database/,
 	'after a crash, the subscriber refuses ids: its mark is another database\'s');
-like($err, qr/HINT:  Leave the snowflake_sql_\* sequences out of publications, then run SELECT snowflake_start_above/,
+like($err,
+	qr/HINT:  Leave the snowflake_sql_\* sequences out of publications, then run SELECT snowflake_start_above\(coalesce\(max\(id\), 0\)\)/,
 	'... and says what to do');
 is($sub->safe_psql('app', 'SELECT durable_mark IS NULL FROM ids.snowflake_status'), 't',
 	'... and snowflake_status shows no durable mark');
@@ -173,8 +187,47 @@ is($sub->safe_psql('app',
 	'0/5 infinity true', 'a new identity then retires the old one until infinity');
 safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 5)');
 safe_psql_as($sub, 'app', 'owner1', "SELECT ids.snowflake_start_above($last_sub)");
-own_ids_increasing('after snowflake_start_above', $last_sub);
+$last_sub = own_ids_increasing('after snowflake_start_above', $last_sub);
 is(mark_tag($sub), tag_of($sub), '... with the subscriber\'s own mark');
+
+# A copy of the node (a restore, a template, a standby made a node of its
+# own) has its tag until it takes an identity of its own.  A new identity
+# draws a new tag and writes the node's mark with it at once: the mark of
+# the database it was copied from (its old tag), replicated in, then reads
+# as another database's.  Before, the tag stayed, and after a crash the node
+# started again from the copied mark, below ids it had issued.
+my ($old_tag, $old_ms) = (tag_of($sub), mark_ms($sub));
+safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_configure(worker_id => 9)');
+isnt(tag_of($sub), $old_tag, 'a new identity draws a new tag');
+is(mark_tag($sub), tag_of($sub), '... and writes the node\'s mark with it');
+cmp_ok(mark_ms($sub), '>=', $old_ms, '... at the same millisecond or later');
+$sub->safe_psql('app', "SELECT setval('ids.snowflake_sql_mark', (1::bigint << 16) | $old_tag)");
+$sub->stop('immediate');
+$sub->start;
+($rc, $out, $err) = psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
+like($err, qr/the durable mark of this snowflake node was written by another database/,
+	'after a crash, a mark with the tag the node had before its identity changed is refused');
+# snowflake_start_above with an id ahead of the clock (policy borrow, within
+# its 10 s): every id after it is above it.
+my $ahead = safe_psql_as($sub, 'app', 'owner1',
+	"WITH a AS (SELECT ids.snowflake_min_id(clock_timestamp() + interval '3 s') x) "
+	  . 'SELECT a.x FROM a, ids.snowflake_start_above(a.x)');
+my $first = safe_psql_as($sub, 'app', 'owner1', 'SELECT ids.snowflake_nextval()');
+cmp_ok($first, '>', $ahead, 'snowflake_start_above of an id ahead of the clock: the next id is above it');
+is(decode_id($first)->{worker_id}, 9, '... and carries the node\'s worker');
+cmp_ok(mark_ms($sub), '>', $ahead >> 22, '... and the mark is above its millisecond');
+is(mark_tag($sub), tag_of($sub), '... with the node\'s own tag');
+# An identity change rolled back: the mark it wrote stays (a sequence), with
+# a tag the node does not have; the next region writes the node's own back
+# (10,000 ids: more than one region, whose 4,096 ids the node may still be
+# borrowing from after the start above).
+safe_psql_as($sub, 'app', 'owner1', 'BEGIN; SELECT ids.snowflake_configure(worker_id => 10); ROLLBACK');
+isnt(mark_tag($sub), tag_of($sub), 'an identity change rolled back leaves a mark of a tag the node has not');
+is(safe_psql_as($sub, 'app', 'owner1',
+		'SELECT count(DISTINCT x >> 12 & 31) || \' \' || max(x >> 12 & 31) '
+		  . 'FROM (SELECT ids.snowflake_nextval() x FROM generate_series(1, 10000)) s'),
+	'1 9', '... the node goes on making ids as worker 9');
+is(mark_tag($sub), tag_of($sub), '... and writes its own mark back');
 
 $sub->safe_psql('app', 'ALTER SUBSCRIPTION p2s DISABLE');
 $pub->safe_psql('app', 'ALTER SUBSCRIPTION s2p DISABLE') if $both;
