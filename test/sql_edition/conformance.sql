@@ -126,6 +126,14 @@ SELECT snowflake_decode('8000000000000000Z');
 SELECT snowflake_decode('15G63YL-9Ae');
 SELECT snowflake_decode('15G63YLn9Ae ', 'base62');
 SELECT snowflake_decode('0x1f', 'hex');
+SELECT snowflake_decode('\x1f', 'hex');
+SELECT snowflake_decode('1\2', 'hex');
+SELECT snowflake_decode('1é', 'hex');
+SELECT snowflake_decode('1 f', 'hex');
+SELECT snowflake_decode('1g', 'hex');
+SELECT snowflake_decode('7FFFFFFFFFFFFFFF', 'hex'), snowflake_decode('F', 'hex'),
+       snowflake_decode('000000000000000f', 'hex');
+SELECT snowflake_decode('F000000000000000', 'hex');
 SELECT snowflake_decode('u', 'base32');
 SELECT snowflake_decode('12é3');
 SELECT snowflake_decode('ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ!');
@@ -154,6 +162,12 @@ SELECT count(*) AS round_trips FROM generate_series(0, 62 * 62 * 3, 7) x
 WHERE snowflake_decode(snowflake_encode(x)) = x
   AND snowflake_decode(snowflake_encode(x, 'base32'), 'base32') = x
   AND snowflake_decode(snowflake_encode(x, 'hex'), 'hex') = x;
+SELECT count(*) AS large_round_trips
+FROM generate_series(0, 3000) i, LATERAL (SELECT 9223372036854775807 - i * 3074457345618258 AS x) v
+WHERE snowflake_decode(snowflake_encode(x)) = x
+  AND snowflake_decode(snowflake_encode(x, 'base32'), 'base32') = x
+  AND snowflake_decode(snowflake_encode(x, 'hex'), 'hex') = x
+  AND snowflake_decode(upper(snowflake_encode(x, 'hex')), 'hex') = x;
 
 -- --------------------------------------------------------- the operator
 SELECT x, r, x <@ r AS made_within
