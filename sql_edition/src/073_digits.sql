@@ -32,9 +32,10 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN NULLIF(digits[pg_catalog.ascii(pg_catalog.substr(txt, pg_catalog.octet_length(txt) - k, 1))], 64);
 
 -- The number the last 11 (base62) or 13 (base32) characters of txt write,
--- each read with digits, its format's table (NULL if one is no digit): the
--- caller makes sure that it fits a bigint.  The table is an argument so that
--- a query has one copy of it to plan, not one for each digit.
+-- each read with digits, its format's table (NULL if one is no digit).  The
+-- table is an argument so that a query has one copy of it to plan, not one
+-- for each digit.  base32 is NULL where a 13th digit above 7 would not fit a
+-- bigint; for base62 the caller makes sure that the number fits.
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_read62(txt text, digits integer[])
 RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -54,7 +55,7 @@ RETURN
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_read32(txt text, digits integer[])
 RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN
+RETURN CASE WHEN @extschema@.snowflake_sql_digit(txt, 12, digits) <= 7 THEN
        @extschema@.snowflake_sql_digit(txt, 0, digits) * 1
      + @extschema@.snowflake_sql_digit(txt, 1, digits) * 32
      + @extschema@.snowflake_sql_digit(txt, 2, digits) * 1024
@@ -67,4 +68,5 @@ RETURN
      + @extschema@.snowflake_sql_digit(txt, 9, digits) * 35184372088832
      + @extschema@.snowflake_sql_digit(txt, 10, digits) * 1125899906842624
      + @extschema@.snowflake_sql_digit(txt, 11, digits) * 36028797018963968
-     + @extschema@.snowflake_sql_digit(txt, 12, digits) * 1152921504606846976;
+     + @extschema@.snowflake_sql_digit(txt, 12, digits) * 1152921504606846976
+END;

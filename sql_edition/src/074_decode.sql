@@ -1,8 +1,8 @@
 -- snowflake_decode: one expression, which PostgreSQL inlines into the query.
 -- base62 and base32: the digits of a text of at most the format's width (11,
 -- 13) whose value fits an id (where the width could overflow, base62's text
--- compared with 2^63-1's, base32's first digit), each read by its code
--- (snowflake_sql_read62, snowflake_sql_read32);
+-- compared with 2^63-1's; base32's reader checks its first digit), each read
+-- by its code (snowflake_sql_read62, snowflake_sql_read32);
 -- hex, a text of 1 to 16 characters each of 0-9, a-f and A-F (checked on its
 -- bytes in one call, ltrim: without a backslash, text cast to bytea is its
 -- bytes), read as a bit string (its first digit at most 7 where it has 16).
@@ -18,9 +18,7 @@ RETURN COALESCE(
         WHEN format = 'base62' AND pg_catalog.octet_length(txt) BETWEEN 1 AND 11
              AND (pg_catalog.octet_length(txt) < 11 OR txt COLLATE "C" <= 'AzL8n0Y58m7') THEN
             @extschema@.snowflake_sql_read62(txt, @extschema@.snowflake_sql_digits62())
-        WHEN format = 'base32' AND pg_catalog.octet_length(txt) BETWEEN 1 AND 13
-             AND (pg_catalog.octet_length(txt) < 13
-                  OR @extschema@.snowflake_sql_digit(txt, 12, @extschema@.snowflake_sql_digits32()) <= 7) THEN
+        WHEN format = 'base32' AND pg_catalog.octet_length(txt) BETWEEN 1 AND 13 THEN
             @extschema@.snowflake_sql_read32(txt, @extschema@.snowflake_sql_digits32())
         WHEN format = 'hex'
              AND (pg_catalog.octet_length(txt) BETWEEN 1 AND 15
