@@ -105,6 +105,20 @@ $plain->safe_psql('postgres', 'CREATE DATABASE c_default');
 $plain->safe_psql('c_default', 'CREATE EXTENSION snowflake');
 conforms('default layout', $plain, 'c_default', $plain, 'postgres');
 
+# snowflake_decode is planned into the query's own expression (its speed
+# depends on it): over a column, no call of snowflake_decode is left, and
+# each format's reading is there.
+for my $case ([ 'base62', qr/'\[0:127\]=/ ], [ 'base32', qr/'\[0:127\]=/ ],
+	[ 'hex', qr/::bit\(64\)/ ])
+{
+	my ($format, $reads) = @$case;
+	my $plan = $plain->safe_psql('postgres',
+		'SET search_path = ids; CREATE TEMP TABLE texts (x text); '
+		  . "EXPLAIN (VERBOSE, COSTS OFF) SELECT snowflake_decode(x, '$format') FROM texts");
+	unlike($plan, qr/snowflake_decode\(/, "snowflake_decode($format) is inlined into the query");
+	like($plan, $reads, '... with its reading of the digits');
+}
+
 # Another epoch and layout: a C server configured with them, and the SQL
 # edition configured the same.
 my $c_custom = c_node('c_custom', "snowflake.epoch = '2020-01-01 00:00:00+00'",
