@@ -82,9 +82,12 @@ FNR == 1 {
     else if (qualified && line ~ /\$body\$/) seen_body = 1
     else if (qualified && seen_body) {
         q = code
-        gsub(/OPERATOR\(pg_catalog\.[^)]*\)/, " ", q)
+        # An operator or an assignment is replaced by a comma, which no
+        # operator check matches and which parts the name before it from a
+        # parenthesis after it (x := (y), 1::bigint OPERATOR(pg_catalog.<<) (z)).
+        gsub(/OPERATOR\(pg_catalog\.[^)]*\)/, " , ", q)
         gsub(/::/, " ", q)
-        gsub(/:=/, " ", q)          # PL/pgSQL assignment, not an operator
+        gsub(/:=/, " , ", q)        # PL/pgSQL assignment, not an operator
         gsub(/@extschema@/, "x", q)
         gsub(/%[sIL]/, " ", q)      # format() placeholders of the bake
         if (q ~ /[-+*\/<>=!~^&|#%@?]/)
