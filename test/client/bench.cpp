@@ -898,6 +898,11 @@ std::string plural(int k, const char *word) {
 
 // Its snowflake_nextval(), in the schema bench.sh installs it into.
 const char *const kSqlNextval = "sqled.snowflake_nextval()";
+// bench.sh's PL/pgSQL function that only returns nextval('s1').
+const char *const kPlpgsqlNextval = "bench_plpgsql_nextval()";
+const char *const kThreeReads =
+    "pg_sequence_last_value('bench_bound') + nextval('s1') + "
+    "(date_part('epoch', clock_timestamp()) * 1000)::bigint";
 
 // k sessions at once, each one bulk query of n / k ids of `expr`; the rate of
 // all of them together (ids / (gate opening to the last session's end)).
@@ -930,8 +935,14 @@ void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> 
   const auto rate = [n](const std::string &label, const std::string &expr) {
     return BulkItem{label, rate_sql(expr, n), BulkItem::kRate, n, {}, {}, {}, {}};
   };
+  // Two ceilings for any SQL-only design: a PL/pgSQL function that returns
+  // nextval() and does nothing else (no bound, no clock), and the three reads
+  // an id needs (a bound, the counter, the clock) written into the query
+  // itself, with no function call at all.
   std::vector<BulkItem> items = {rate("1", "1"), rate(kSqlNextval, kSqlNextval),
-                                 rate("nextval('s1')  CACHE 1", "nextval('s1')")};
+                                 rate("nextval('s1')  CACHE 1", "nextval('s1')"),
+                                 rate(kPlpgsqlNextval, kPlpgsqlNextval),
+                                 rate(kThreeReads, kThreeReads)};
   const Layout none;
   run_bulk(ca, items, none, o.reps, "(i) server A");
   // 1 and 4 sessions (the SQL edition, and nextval() CACHE 1 for context),
@@ -969,6 +980,16 @@ void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> 
                                               find_item(items, kSqlNextval).ns_per_id);
   std::printf("ids/s of `%s` ÷ ids/s of `nextval('s1')` CACHE 1 (paired): %s\n\n", kSqlNextval,
               spread(r1, 3).c_str());
+  const BulkItem &s1_item = find_item(items, "nextval('s1')  CACHE 1");
+  const std::vector<double> r_pl =
+      paired_ratio(s1_item.ns_per_id, find_item(items, kPlpgsqlNextval).ns_per_id);
+  const std::vector<double> r_reads =
+      paired_ratio(s1_item.ns_per_id, find_item(items, kThreeReads).ns_per_id);
+  std::printf(
+      "Ceilings, ids/s ÷ ids/s of `nextval('s1')` (paired): a PL/pgSQL function that only "
+      "returns `nextval('s1')` %s; a bound, the counter and the clock read in the query itself, "
+      "no function call, %s\n\n",
+      spread(r_pl, 3).c_str(), spread(r_reads, 3).c_str());
   std::printf(
       "Sessions together, %lld ids split between them, one bulk query each, M ids/s:\n\n"
       "| sessions | SQL edition | ÷ 1 session (paired) | nextval() CACHE 1 | ÷ 1 session "
@@ -996,8 +1017,12 @@ void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> 
       "%s tps, `SELECT nextval('s1')` %s tps, ratio (paired) %s\n\n",
       o.rt_seconds, kSqlNextval, spread(rt["sql"], 0).c_str(), spread(rt["s1"], 0).c_str(),
       spread(rrt, 3).c_str());
-  ratios.push_back({"(i) A: SQL edition ids/s ÷ nextval() CACHE 1 ids/s, one backend", median(r1),
-                    "≥ 0.5", true, 0.5});
+  Ratio bulk{"(i) A: SQL edition ids/s ÷ nextval() CACHE 1 ids/s, one backend", median(r1),
+             "≥ 0.5", true, 0.5};
+  if (median(r1) < 0.5)
+    bulk.why = fmt("a PL/pgSQL function that only returns nextval() reaches %.2f", median(r_pl)) +
+               fmt(", the reads an id needs, written in the query, %.2f", median(r_reads));
+  ratios.push_back(bulk);
   ratios.push_back(
       {"(i) A: SQL edition ids/s, 4 sessions ÷ 1 session", median(sql4), "≥ 1.0", true, 1.0});
   ratios.push_back(

@@ -142,6 +142,11 @@ done
 make -s -C "$HERE/../.." sql-edition DISTDIR="$DIR/dist" >/dev/null
 sf_psql "$DIR_A" -d postgres -c 'CREATE SCHEMA sqled' -c 'SET search_path = sqled' \
     -f "$DIR/dist/snowflake_sql.sql" -c 'SELECT sqled.snowflake_configure(worker_id => 2)' >/dev/null
+# For sf_bench's ceilings of the SQL edition: a PL/pgSQL function that does
+# nothing but take a sequence value, and a sequence to read as a bound.
+sf_psql "$DIR_A" -d postgres -c "CREATE FUNCTION bench_plpgsql_nextval() RETURNS bigint
+    LANGUAGE plpgsql AS \$\$BEGIN RETURN nextval('s1'); END\$\$" \
+    -c 'CREATE SEQUENCE bench_bound' -c "SELECT nextval('bench_bound')" >/dev/null
 
 CMD="bash test/scripts/bench.sh $ARGS"
 # Which build was measured: the installed library changes as the code does.

@@ -68,3 +68,31 @@ for q in 'SELECT count(snowflake_decode(b62)) FROM t' \
     echo "| \`$q\` | $cm | $sm | $(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.1f", a / b }') |"
 done
 echo
+
+# codes COLUMN WIDTH: the sum of the codes of the text's first WIDTH
+# characters, each read with ascii(substr(...)): the least that SQL, reading
+# one character at a time, does for a text (no table, no check, no arithmetic
+# of the format).
+codes() {
+    local e="0" k
+    for k in $(seq 1 "$3"); do e="$e + ascii(substr($1, $k, 1))"; done
+    echo "SELECT sum($e) FROM t"
+}
+echo "The least a per-character reader in SQL does: each character's code read with"
+echo "\`ascii(substr(txt, k, 1))\` and summed, beside the C extension's whole decode (ms):"
+echo
+echo "| text | C extension, \`snowflake_decode\` | SQL, the characters' codes alone | ratio |"
+echo "|---|---|---|---|"
+for f in "b62 base62 11" "b32 base32 13"; do
+    set -- $f
+    c=()
+    s=()
+    for _ in $(seq 1 "$REPS"); do
+        c+=("$(ms c "SELECT count(snowflake_decode($1, '$2')) FROM t")")
+        s+=("$(ms sqled "$(codes "$1" "$2" "$3")")")
+    done
+    cm=$(printf '%s\n' "${c[@]}" | median)
+    sm=$(printf '%s\n' "${s[@]}" | median)
+    echo "| $2 ($3 characters) | $cm | $sm | $(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.1f", a / b }') |"
+done
+echo
