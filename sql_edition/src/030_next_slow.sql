@@ -28,6 +28,7 @@ DECLARE
     m bigint;             -- the millisecond of a new region
     a bigint;
     id bigint;
+    unused bigint;        -- what setval returns
     nap_ms integer;
     wait_until timestamptz;   -- policy wait: when to give up
 BEGIN
@@ -37,11 +38,15 @@ BEGIN
                   DETAIL = 'A standby shares its primary''s node identity; ids made here could '
                            'collide with the primary''s.';
     END IF;
-    IF s.worker_id IS NULL AND EXISTS (SELECT 1 FROM @extschema@.snowflake_sql_config) THEN
-        -- Configured, but not baked: a data-only restore with its triggers
-        -- disabled wrote the row.  Bake it now.
-        PERFORM @extschema@.snowflake_sql_bake();
-        s := @extschema@.snowflake_sql_settings();
+    -- Two IFs, not one AND: a condition with a subquery runs through the
+    -- executor on every call, even where its first operand is false.
+    IF s.worker_id IS NULL THEN
+        IF EXISTS (SELECT 1 FROM @extschema@.snowflake_sql_config) THEN
+            -- Configured, but not baked: a data-only restore with its
+            -- triggers disabled wrote the row.  Bake it now.
+            PERFORM @extschema@.snowflake_sql_bake();
+            s := @extschema@.snowflake_sql_settings();
+        END IF;
     END IF;
     IF s.worker_id IS NULL THEN
         RAISE EXCEPTION 'the snowflake node identity is not configured'
@@ -72,7 +77,7 @@ BEGIN
         -- back, which releases it; the sequences and the variables keep what
         -- the block did.
         BEGIN
-            LOCK TABLE @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
+            LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
             -- The identity as committed now: taking the lock processed the
             -- invalidations of every configuration committed before it, so
             -- this reads the current settings, not a constant folded into a
@@ -201,10 +206,12 @@ BEGIN
                         PERFORM @extschema@.snowflake_sql_set_mark(
                             least(m + 1 + least(1000, s.max_clock_backward_ms), max_ms + 1), s.mark_tag);
                     END IF;
-                    -- A new region: C first (J1), then its publication (J2).
+                    -- A new region: C first (J1), then its publication (J2);
+                    -- assignments, which PL/pgSQL evaluates without the
+                    -- executor a PERFORM runs.
                     id := (m << shift) | node;
-                    PERFORM pg_catalog.setval('@extschema@.snowflake_sql_counter', id, true);
-                    PERFORM pg_catalog.setval('@extschema@.snowflake_sql_bound', id + span, true);
+                    unused := pg_catalog.setval('@extschema@.snowflake_sql_counter', id, true);
+                    unused := pg_catalog.setval('@extschema@.snowflake_sql_bound', id + span, true);
                 END IF;
             END IF;
             RAISE SQLSTATE 'SF001';   -- ends the block rolled back: the lock goes
