@@ -46,6 +46,19 @@ ms() {
         sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# row LABEL C_QUERY SQL_QUERY: the query on the C extension and the other on
+# the SQL edition, alternating REPS times; a table row of their medians and
+# their ratio, SQL edition / C extension.
+row() {
+    local c=() s=() cm sm
+    for _ in $(seq 1 "$REPS"); do
+        c+=("$(ms c "$2")")
+        s+=("$(ms sqled "$3")")
+    done
+    cm=$(printf '%s\n' "${c[@]}" | median)
+    sm=$(printf '%s\n' "${s[@]}" | median)
+    echo "| $1 | $cm | $sm | $(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.1f", a / b }') |"
+}
 
 echo "## The SQL edition's decode and parse beside the C extension's, 100,000 ids, median of $REPS (ms)"
 echo
@@ -57,15 +70,7 @@ for q in 'SELECT count(snowflake_decode(b62)) FROM t' \
          'SELECT count((snowflake_parse(id)).worker_id) FROM t' \
          'SELECT count(p.ts) FROM t, snowflake_parse(id) p' \
          'SELECT count(id) FROM t'; do
-    c=()
-    s=()
-    for _ in $(seq 1 "$REPS"); do
-        c+=("$(ms c "$q")")
-        s+=("$(ms sqled "$q")")
-    done
-    cm=$(printf '%s\n' "${c[@]}" | median)
-    sm=$(printf '%s\n' "${s[@]}" | median)
-    echo "| \`$q\` | $cm | $sm | $(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.1f", a / b }') |"
+    row "\`$q\`" "$q" "$q"
 done
 echo
 
@@ -75,7 +80,7 @@ echo
 # of the format).
 codes() {
     local e="0" k
-    for k in $(seq 1 "$3"); do e="$e + ascii(substr($1, $k, 1))"; done
+    for k in $(seq 1 "$2"); do e="$e + ascii(substr($1, $k, 1))"; done
     echo "SELECT sum($e) FROM t"
 }
 echo "The least a per-character reader in SQL does: each character's code read with"
@@ -85,14 +90,6 @@ echo "| text | C extension, \`snowflake_decode\` | SQL, the characters' codes al
 echo "|---|---|---|---|"
 for f in "b62 base62 11" "b32 base32 13"; do
     set -- $f
-    c=()
-    s=()
-    for _ in $(seq 1 "$REPS"); do
-        c+=("$(ms c "SELECT count(snowflake_decode($1, '$2')) FROM t")")
-        s+=("$(ms sqled "$(codes "$1" "$2" "$3")")")
-    done
-    cm=$(printf '%s\n' "${c[@]}" | median)
-    sm=$(printf '%s\n' "${s[@]}" | median)
-    echo "| $2 ($3 characters) | $cm | $sm | $(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.1f", a / b }') |"
+    row "$2 ($3 characters)" "SELECT count(snowflake_decode($1, '$2')) FROM t" "$(codes "$1" "$3")"
 done
 echo
