@@ -119,6 +119,24 @@ for my $case ([ 'base62', qr/'\[0:127\]=/ ], [ 'base32', qr/'\[0:127\]=/ ],
 	like($plan, $reads, '... with its reading of the digits');
 }
 
+# snowflake_parse(id) is PL/pgSQL without a SET of its own (its speed depends
+# on it: an SQL function that returns a row runs the executor on every call,
+# a SET changes a setting on every call), and the layout it folds into its
+# plans follows a new configuration in the same session.
+is($plain->safe_psql('postgres',
+		"SELECT l.lanname || ' ' || (p.proconfig IS NULL) FROM pg_proc p "
+		  . "JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = 'ids.snowflake_parse(bigint)'::regprocedure"),
+	'plpgsql true', 'snowflake_parse(id) is PL/pgSQL, without SET');
+$plain->safe_psql('postgres', 'CREATE DATABASE relayout');
+$plain->safe_psql('relayout', 'CREATE SCHEMA ids; GRANT USAGE, CREATE ON SCHEMA ids TO owner1');
+install_plain($plain, 'relayout', 'owner1', 'ids');
+is(safe_psql_as($plain, 'relayout', 'owner1',
+		"SELECT count(*) FROM ids.snowflake_configure(worker_id => 1);
+		 SELECT worker_id || '/' || sequence FROM ids.snowflake_parse(4101);
+		 SELECT count(*) FROM ids.snowflake_configure(worker_id => 1, worker_bits => 4, sequence_bits => 13);
+		 SELECT worker_id || '/' || sequence FROM ids.snowflake_parse(4101);"),
+	"1\n1/5\n1\n0/4101", '... and follows a new layout in the same session');
+
 # Another epoch and layout: a C server configured with them, and the SQL
 # edition configured the same.
 my $c_custom = c_node('c_custom', "snowflake.epoch = '2020-01-01 00:00:00+00'",
