@@ -33,7 +33,7 @@ CORE_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/core/*.cpp))
 PG_OBJS = $(patsubst %.cpp,%.o,$(wildcard src/pg/*.cpp))
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 
-REGRESS = parse settings nextval lastval make_id column_default status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade extension_versions sql_sources registry extension_schema bad_input convert_column convert_rekey convert_upgrade time_predicates time_partitions planner_untouched citus_not_installed
+REGRESS = parse settings nextval lastval make_id column_default status toolkit_time toolkit_codec toolkit_serial toolkit_multibyte toolkit_partition toolkit_upgrade extension_versions sql_sources registry extension_schema bad_input convert_column convert_rekey convert_upgrade time_predicates time_partitions time_hooks_safe planner_untouched citus_not_installed
 REGRESS_OPTS = --temp-config=$(srcdir)/test/conf/regress.conf --temp-instance=tmp_check_regress
 REGRESS_NOPRELOAD = not_preloaded
 

@@ -6,6 +6,7 @@
 #include "time_catalog.hpp"
 #include "time_conditions.hpp"
 #include "time_ids.hpp"
+#include "time_safe_values.hpp"
 
 namespace sfpg {
 
@@ -46,9 +47,11 @@ bool id_of(PlannerInfo *root, Node *id, Index relid) {
            bms_is_member(static_cast<int>(relid), varnos);
 }
 
-// The other side: no Var of `relid`.
+// The other side: no Var of `relid`, and computed once per scan without an
+// error the condition would not raise (time_safe_values.hpp).
 bool value_for(PlannerInfo *root, Node *x, Index relid) {
-    return movable(x) && !bms_is_member(static_cast<int>(relid), pull_varnos(root, x));
+    return movable(x) && !bms_is_member(static_cast<int>(relid), pull_varnos(root, x)) &&
+           (IsA(x, Const) || computable_ahead(root, x));
 }
 
 // A snowflake_timestamp call whose bounds we can write: the id argument, and
@@ -184,6 +187,21 @@ Expr *bound_value(const TimestampCall &call, TimeCmp cmp, Node *x, bool fold) {
     return builtin_time_bound(layout, cmp, x);
 }
 
+// The bound of one end of tstzrange(lower, upper): folded when a constant
+// (NULL: that side is unbounded), else an expression.
+Expr *end_bound(const snowflake::Layout &layout, TimeCmp cmp, Node *end, bool fold) {
+    if (fold && IsA(end, Const)) {
+        const Const *c = reinterpret_cast<Const *>(end);
+        int64 v = 0;
+        if (c->constisnull)
+            v = cmp == TimeCmp::AtOrAfter ? 0 : PG_INT64_MAX;
+        else if (!time_id_bound(layout, cmp, DatumGetTimestampTz(c->constvalue), &v))
+            return reinterpret_cast<Expr *>(int8_const(0, true));
+        return reinterpret_cast<Expr *>(int8_const(v, false));
+    }
+    return builtin_time_bound(layout, cmp, end);
+}
+
 // "ts(id) CMP x", either way round.
 bool comparison_bounds(PlannerInfo *root, OpExpr *op, Index relid,
                        bool fold, List **out) {
@@ -245,10 +263,20 @@ bool made_within_bounds(PlannerInfo *root, Expr *clause, Index relid,
         return false;
     Node *id = static_cast<Node *>(linitial(args));
     Node *r = static_cast<Node *>(lsecond(args));
-    if (exprType(r) != TSTZRANGEOID || !id_of(root, id, relid) || !value_for(root, r, relid))
+    if (exprType(r) != TSTZRANGEOID || !id_of(root, id, relid))
+        return false;
+    Node *r_lower, *r_upper;
+    const bool by_ends = !IsA(r, Const) && range_constructor(r, &r_lower, &r_upper);
+    if (by_ends ? !value_for(root, r_lower, relid) || !value_for(root, r_upper, relid)
+                : !value_for(root, r, relid))
         return false;
     Expr *lo, *hi;
-    if (fold && IsA(r, Const)) {
+    if (by_ends) {
+        // Each end as "ts(id) >= lower" and "ts(id) <= upper": the range is
+        // never built (time_safe_values.hpp).
+        lo = end_bound(*layout, TimeCmp::AtOrAfter, r_lower, fold);
+        hi = end_bound(*layout, TimeCmp::AtOrBefore, r_upper, fold);
+    } else if (fold && IsA(r, Const)) {
         const Const *c = reinterpret_cast<Const *>(r);
         int64 l = 0, h = 0;
         bool upper_inclusive;

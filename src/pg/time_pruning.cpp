@@ -180,9 +180,33 @@ void add_to_parent(PlannerInfo *root, RelOptInfo *parent) {
                                            constant_bounds(root, conditions, parent->relid));
 }
 
+// Whether every member of appendrel `parent` is a table: each one's
+// RelOptInfo is built through the hooks above, so the added conditions are
+// taken off the parent before any member that is not partitioned copies
+// them.  A member that is a subquery (a UNION ALL branch that is not a
+// plain SELECT from a table) is built without them, and would copy them.
+bool members_are_tables(PlannerInfo *root, const RelOptInfo *parent) {
+    ListCell *lc;
+    foreach (lc, root->append_rel_list) {
+        const auto *app = static_cast<AppendRelInfo *>(lfirst(lc));
+        if (app->parent_relid == parent->relid &&
+            root->simple_rte_array[app->child_relid]->rtekind != RTE_RELATION)
+            return false;
+    }
+    return true;
+}
+
+// A query with FOR UPDATE or FOR SHARE gets no added condition: a cursor's
+// WHERE CURRENT OF needs the row mark of every partition the UPDATE or
+// DELETE may visit, and a partition pruned from the cursor's plan has none
+// (PostgreSQL's own pruning on id conditions the user wrote does the same).
+bool locks_rows(PlannerInfo *root) { return root->parse->rowMarks != NIL; }
+
 void relation_built(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte) {
     const bool partitioned = rel->part_scheme != nullptr && rte->inh;
     if (rel->reloptkind == RELOPT_BASEREL) {
+        if (locks_rows(root))
+            return;
         List *conditions = NIL;
         if (partitioned &&
             conditions_of(reinterpret_cast<Node *>(root->parse->jointree),
@@ -197,8 +221,8 @@ void relation_built(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte) {
     RelOptInfo *parent = root->simple_rel_array[root->append_rel_array[rel->relid]->parent_relid];
     if (parent == nullptr)
         return;
-    // What the partition is about to copy from its parent.
-    if (partitioned)
+    // What the member is about to copy from its parent.
+    if (partitioned && !locks_rows(root) && members_are_tables(root, parent))
         add_to_parent(root, parent);
     else
         take_off_added(parent);
@@ -252,6 +276,7 @@ void add_pruning_bounds(PlannerInfo *root) {
             continue;
         take_off_added(rel);
         if (rel->part_scheme == nullptr || rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel) ||
+            locks_rows(root) ||
             (rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
             continue;
         // For pruning only: neither evaluated on a row nor estimated.

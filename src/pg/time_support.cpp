@@ -5,8 +5,8 @@
 //   IndexCondition  "id >= lo AND id <= hi" (or "id < hi + 1") on a btree
 //                   or BRIN index of the id, from the index's own operator
 //                   family: constants for a constant r, else
-//                   snowflake_min_id_within(r) and snowflake_max_id_within(r),
-//                   computed once per scan.  Exact (the operator holds for a
+//                   the bounds of r's ends in built-in functions, computed
+//                   once per scan when that cannot fail (time_safe_values.hpp).  Exact (the operator holds for a
 //                   non-null id exactly when they do), so the index answers
 //                   the operator and it is not evaluated again;
 //   Selectivity     from the id column's statistics (as the operator's
@@ -33,6 +33,7 @@
 #include "time_catalog.hpp"
 #include "time_ids.hpp"
 #include "time_predicates.hpp"
+#include "time_safe_values.hpp"
 #include "time_support.hpp"
 
 namespace sfpg {
@@ -144,12 +145,42 @@ List *index_made_within(SupportRequestIndexCondition *req) {
     // (time_bound_exprs.hpp), computed once per scan.  Weaker than the
     // operator at exclusive ends and for a range with no id, so the operator
     // is checked on each row the index returns.
+    // Only a range computed without an error the operator would not raise
+    // (time_safe_values.hpp); a range built by tstzrange(lower, upper) is
+    // never built, its ends are read.
     const snowflake::Layout *layout = server_layout_or_null();
     if (layout == nullptr)
         return NIL;
+    Node *r_lower, *r_upper;
+    Expr *lo, *hi;
+    auto is_null_const = [](Node *n) {
+        return IsA(n, Const) && reinterpret_cast<Const *>(n)->constisnull;
+    };
+    if (range_constructor(r, &r_lower, &r_upper)) {
+        if (!(IsA(r_lower, Const) || computable_ahead(req->root, r_lower)) ||
+            !(IsA(r_upper, Const) || computable_ahead(req->root, r_upper)))
+            return NIL;
+        // A NULL end: that side is unbounded.
+        List *conds = NIL;
+        if (!is_null_const(r_lower))
+            conds = lappend(conds, compare(BTGreaterEqualStrategyNumber, x,
+                                           builtin_time_bound(*layout, snowflake::TimeCmp::AtOrAfter,
+                                                              r_lower)));
+        if (!is_null_const(r_upper))
+            conds = lappend(conds, compare(BTLessEqualStrategyNumber, x,
+                                           builtin_time_bound(*layout, snowflake::TimeCmp::AtOrBefore,
+                                                              r_upper)));
+        req->lossy = true;
+        return conds;
+    } else if (computable_ahead(req->root, r)) {
+        lo = builtin_range_bound(*layout, true, r);
+        hi = builtin_range_bound(*layout, false, r);
+    } else {
+        return NIL;
+    }
     req->lossy = true;
-    return list_of(compare(BTGreaterEqualStrategyNumber, x, builtin_range_bound(*layout, true, r)),
-                   compare(BTLessEqualStrategyNumber, x, builtin_range_bound(*layout, false, r)));
+    return list_of(compare(BTGreaterEqualStrategyNumber, x, lo),
+                   compare(BTLessEqualStrategyNumber, x, hi));
 }
 
 }  // namespace
