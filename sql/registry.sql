@@ -116,10 +116,14 @@ SELECT count(*) AS retired_rows FROM snowflake_registry_retired;
 SELECT snowflake_registry_retire('node-a', 0, 0, now() - interval '2 s');
 SELECT * FROM snowflake_registry_renew('node-e', 5, 5, 0, 0);
 SELECT count(*) AS retired_rows FROM snowflake_registry_retired;
--- Reported twice (or by two nodes): the later time stands.
-SELECT snowflake_registry_retire('node-x', 9, 9, now() + interval '1 hour');
+-- Reported twice (or by two nodes): the later time stands, counted at most
+-- 10 minutes from now (no node's ids under a registry's pair run further).
+SELECT snowflake_registry_retire('node-x', 9, 9, now() + interval '5 minutes');
 SELECT snowflake_registry_retire('node-y', 9, 9, now() + interval '1 minute');
-SELECT node_key, retired_until > now() + interval '59 minutes' AS latest
+SELECT node_key, retired_until > now() + interval '4 minutes' AS latest
+FROM snowflake_registry_retired WHERE (datacenter_id, worker_id) = (9, 9);
+SELECT snowflake_registry_retire('node-y', 9, 9, '9999-01-01');
+SELECT node_key, retired_until BETWEEN now() + interval '9 minutes' AND now() + interval '10 minutes' AS capped
 FROM snowflake_registry_retired WHERE (datacenter_id, worker_id) = (9, 9);
 -- Bad arguments.
 SELECT snowflake_registry_retire('', 1, 1, now());
@@ -180,10 +184,22 @@ SELECT snowflake_registry_reserve(0, 1, 'taken');
 -- Released at once; then claims may have it.
 SELECT snowflake_registry_release('reserved:0/0');
 SELECT * FROM snowflake_registry_claim('node-b');
--- The first configured node that reserves a pair set aside for it takes it.
+-- A configured node that reserves a pair set aside by hand is refused: only
+-- the registry's owner gives it to a node, and then the node reserves it.
 SELECT snowflake_registry_reserve(0, 5, 'for conf-d');
 SELECT * FROM snowflake_registry_reserve('4444:conf-d:5432', 5, 5, 0, 5, 1);
 SELECT node_key, kind, note FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 5);
+SELECT snowflake_registry_assign(0, 5, '4444:conf-d:5432');
+SELECT * FROM snowflake_registry_reserve('4444:conf-d:5432', 5, 5, 0, 5, 1);
+SELECT node_key, kind, note FROM snowflake_registry WHERE (datacenter_id, worker_id) = (0, 5);
+-- Only a pair set aside by hand, to a node that holds no other.
+\set VERBOSITY default
+SELECT snowflake_registry_assign(0, 5, '5555:conf-e:5432');
+SELECT snowflake_registry_assign(0, 9, '5555:conf-e:5432');
+SELECT snowflake_registry_reserve(0, 9, 'for conf-d too');
+SELECT snowflake_registry_assign(0, 9, '4444:conf-d:5432');
+SELECT snowflake_registry_assign(0, 9, 'reserved:0/9');
+\set VERBOSITY terse
 SELECT snowflake_registry_reserve(-1, 0, 'x');
 
 -- Not for PUBLIC.
@@ -231,7 +247,7 @@ SET ROLE regress_sf_registrar2;
 SELECT * FROM snowflake_registry_renew('1111:host-a:5432', 5, 5, 0, 0, :secret_a);
 -- The registrar login cannot release a claim: only the registry's owner can.
 SELECT snowflake_registry_release('1111:host-a:5432');
--- A retirement only grows: an earlier time changes nothing.
+-- Nor retire a pair another node holds.
 SELECT snowflake_registry_retire('9999:host-z:5432', 0, 0, now() - interval '1 day', :secret_x);
 RESET ROLE;
 SELECT node_key, retired_until > now() AS held_back FROM snowflake_registry_retired;
@@ -256,6 +272,29 @@ SELECT * FROM snowflake_registry_reserve('3333:standby:5432', 5, 5, 1, 1, 2, now
 RESET ROLE;
 SELECT node_key, kind, timeline FROM snowflake_registry;
 SELECT node_key, retired_until > now() AS held_back FROM snowflake_registry_retired;
+TRUNCATE snowflake_registry, snowflake_registry_retired;
+-- The registrar login acts on its own key's rows and nothing else: with
+-- only its grants, under a key of its own, it cannot take a pair set aside
+-- by hand, retire it or a configured node's pair (which would hold the
+-- node's ids back), nor give a pair to a node; a pair nobody holds it may
+-- hold back for 10 minutes at most.
+SELECT snowflake_registry_reserve(0, 20, 'db-9, configured by hand');
+SET ROLE regress_sf_registrar2;
+SELECT * FROM snowflake_registry_reserve('3333:primary:5432', 5, 5, 0, 7, 1, now(), :secret_a, interval '10 s');
+SELECT refused FROM snowflake_registry_reserve('evil:x:1', 5, 5, 0, 20, 1, NULL, :secret_x, interval '1 second');
+\set VERBOSITY default
+SELECT snowflake_registry_retire('evil:x:1', 0, 20, now(), :secret_x);
+SELECT snowflake_registry_retire('evil:x:1', 0, 7, '9999-01-01', :secret_x);
+SELECT snowflake_registry_retire('evil:x:1', 0, 7, '9999-01-01');
+SELECT snowflake_registry_assign(0, 20, 'evil:x:1');
+\set VERBOSITY terse
+SELECT snowflake_registry_retire('evil:x:1', 0, 21, '9999-01-01', :secret_x);
+SELECT * FROM snowflake_registry_renew('evil:y:1', 5, 5, 0, 20, :secret_x);
+RESET ROLE;
+SELECT node_key, datacenter_id, worker_id, kind FROM snowflake_registry ORDER BY 2, 3;
+SELECT datacenter_id, worker_id, node_key,
+       retired_until <= now() + interval '10 minutes' AS at_most_10_minutes
+FROM snowflake_registry_retired;
 TRUNCATE snowflake_registry, snowflake_registry_retired;
 REVOKE ALL ON FUNCTION :registrar_functions FROM regress_sf_registrar2;
 DROP ROLE regress_sf_registrar2;

@@ -9,8 +9,8 @@
 -- ids_until: a time at or after every id the node has issued (its durable
 -- mark); if the node held another pair here (it moved, and its report of
 -- leaving that one did not arrive), that pair is recorded as retired until
--- then.  A pair set aside by hand goes to the first configured node that
--- reserves it.  A node of the same cluster (same system identifier) on a later
+-- then.  A pair set aside by hand is refused: only the registry's owner
+-- gives it to a node (snowflake_registry_assign).  A node of the same cluster (same system identifier) on a later
 -- timeline -- a promoted standby -- takes the pair over from its old
 -- primary, which is refused from its next reservation on; it proves it is
 -- one with the old primary's node secret, which it inherited (secret.sql).
@@ -99,7 +99,13 @@ BEGIN
     IF held AND h.node_key = fn_key THEN
         since := h.claimed_at;
     END IF;
-    IF held AND h.node_key <> fn_key AND h.kind <> 'reserved' THEN
+    IF held AND h.kind = 'reserved' THEN
+        refused := format('the pair is set aside by hand (%s): only the registry''s owner gives '
+                          'it to a node, with snowflake_registry_assign(%s, %s, %L)',
+                          coalesce(h.note, 'no note'), fn_dc, fn_w, fn_key);
+        RETURN;
+    END IF;
+    IF held AND h.node_key <> fn_key THEN
         same_cluster := split_part(h.node_key, ':', 1) = split_part(fn_key, ':', 1);
         IF same_cluster AND h.timeline IS NOT NULL AND fn_tl IS NOT NULL AND fn_tl < h.timeline THEN
             refused := format('node %s of the same cluster, on a later timeline (%s, this node %s), '

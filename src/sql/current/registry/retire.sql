@@ -1,8 +1,12 @@
 -- A node left a pair: every id it issued under it carries a time at or
 -- before retired_until.  Its claim or reservation of the pair goes, and the
 -- pair is not handed to another node before that time (plus the margin).
--- Only the node whose row it is (node_secret, secret.sql) removes the row;
--- the retirement itself only ever grows, whoever reports it.
+-- Only the node whose row it is (node_secret, secret.sql) removes the row,
+-- and a pair another node holds (a claim, a reservation, a pair set aside by
+-- hand) is not retired in anyone else's name: that would hold its live
+-- holder's ids back.  A pair nobody holds may be reported by any node (one
+-- whose row the registry lost); the retirement only ever grows, up to 10
+-- minutes from now (hold_back.sql).
 CREATE FUNCTION @extschema@.snowflake_registry_retire(
     node_key text,
     datacenter_id integer,
@@ -33,8 +37,15 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     LOCK TABLE @extschema@.snowflake_registry IN SHARE ROW EXCLUSIVE MODE;
-    SELECT r.secret_hash INTO own FROM @extschema@.snowflake_registry r
-    WHERE r.node_key = fn_key AND r.datacenter_id = fn_dc AND r.worker_id = fn_w;
+    SELECT r.node_key, r.secret_hash INTO own FROM @extschema@.snowflake_registry r
+    WHERE r.datacenter_id = fn_dc AND r.worker_id = fn_w;
+    IF FOUND AND own.node_key <> fn_key THEN
+        RAISE EXCEPTION 'snowflake registry: datacenter_id % worker_id % is held by node %, not by node %',
+                        fn_dc, fn_w, own.node_key, fn_key
+            USING ERRCODE = '42501',
+                  DETAIL = 'A node retires only a pair it holds, or one nobody holds.',
+                  HINT = 'To take a pair from a node that no longer runs, the registry''s owner releases it: snowflake_registry_release().';
+    END IF;
     IF FOUND THEN
         PERFORM @extschema@.snowflake_registry_check_secret(fn_key, fn_dc, fn_w, own.secret_hash,
                                                               fn_secret);
