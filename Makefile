@@ -39,7 +39,7 @@ REGRESS_NOPRELOAD = not_preloaded
 
 PROVE_TESTS = $(wildcard test/t/*.pl)
 
-EXTRA_CLEAN = tmp_check_regress tmp_check_nopreload test/unit/core_tests src/sql/generated
+EXTRA_CLEAN = tmp_check_regress tmp_check_nopreload tmp_check_plans tmp_check_plans_log test/unit/core_tests src/sql/generated
 
 PG_CONFIG ?= pg_config
 
@@ -83,6 +83,19 @@ sql-scripts:
 installcheck-nopreload:
 	$(pg_regress_installcheck) --temp-config=$(srcdir)/test/conf/nopreload.conf \
 		--temp-instance=tmp_check_nopreload $(REGRESS_NOPRELOAD)
+
+# The time tests again, with every final plan in the server's log: the
+# conditions the planner hooks add for plan-time pruning (location -29) are
+# all taken off before a plan is made (src/pg/time_pruning.cpp).
+REGRESS_PLANS = time_predicates time_partitions time_hooks_safe
+installcheck-plans:
+	rm -rf tmp_check_plans_log
+	$(pg_regress_installcheck) $(REGRESS_OPTS:tmp_check_regress=tmp_check_plans) \
+		--temp-config=$(srcdir)/test/conf/print_plans.conf $(REGRESS_PLANS)
+	@plans=$$(grep -c ':planTree' tmp_check_plans_log/plans.log); \
+	left=$$(grep -o ':location -29' tmp_check_plans_log/plans.log | wc -l); \
+	echo "$$plans plans logged, $$left with a condition the hooks added"; \
+	test "$$plans" -gt 500 && test "$$left" -eq 0
 
 prove-installcheck:
 	$(prove_installcheck)
