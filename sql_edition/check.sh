@@ -18,10 +18,20 @@
 #     (snowflake_configure.epoch_ms) -- and so is a relation named in a
 #     string ('@extschema@.snowflake_sql_counter'::regclass);
 #  3. the operator the edition creates is created and commented with its
-#     schema.
-# Needs only a POSIX shell and awk.
+#     schema;
+#  4. no polymorphic type (anyelement, anyarray, ...) outside comments and
+#     the DROP of an earlier version's function: another role that may
+#     create in the install schema could add an overload of an exact type,
+#     which a call written with its schema would run instead.
+# Needs only a POSIX shell, grep and awk.
 set -eu
 [ $# -ge 1 ] || { echo "usage: check.sh FILE..." >&2; exit 2; }
+
+if grep -n -E '(^|[^a-z_])any(element|array|nonarray|compatible[a-z]*|enum|range|multirange)([^a-z_]|$)' "$@" |
+    grep -v -E '^[^:]*:[0-9]+:[[:space:]]*--|:DROP FUNCTION IF EXISTS ' >&2; then
+    echo "check.sh: the lines above use a polymorphic type (rule 4)" >&2
+    exit 1
+fi
 
 awk '
 function failat(at, msg) { printf "%s:%d: %s\n", FILENAME, at, msg > "/dev/stderr"; bad = 1 }

@@ -1,5 +1,9 @@
-CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_invalid_id(result_type anyelement, id bigint)
-RETURNS anyelement
+-- The C extension's error for a negative id, as a statement
+-- (snowflake_sql_invalid_id) or where an expression of type timestamptz
+-- stands (snowflake_sql_invalid_id_ts).  One type each, no default argument
+-- (021_raise.sql says why).
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_invalid_id(id bigint)
+RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -9,3 +13,13 @@ BEGIN
 END
 $fn$;
 
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_invalid_id_ts(id bigint)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    PERFORM @extschema@.snowflake_sql_invalid_id(id);
+    RETURN NULL;
+END
+$fn$;

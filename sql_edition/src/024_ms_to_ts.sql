@@ -9,8 +9,7 @@ RETURNS timestamptz
 LANGUAGE sql STABLE PARALLEL SAFE
 RETURN CASE
     WHEN unix_ms < -210866803200000 OR unix_ms >= 9224318016000000 THEN
-        @extschema@.snowflake_sql_raise(NULL::timestamptz, '22008',
-                            'timestamp out of range: ' || unix_ms || ' ms after 1970-01-01')
+        @extschema@.snowflake_sql_raise_ts_range(unix_ms)
     ELSE (TIMESTAMP '1970-01-01 00:00:00' + (unix_ms / 86400000) * INTERVAL '1 day'
           + (unix_ms % 86400000) * INTERVAL '1 millisecond') AT TIME ZONE 'UTC'
 END;
@@ -26,3 +25,6 @@ RETURN CASE
     ELSE @extschema@.snowflake_sql_ms_to_ts(unix_ms)
 END;
 
+
+-- Replaced by snowflake_sql_raise_ts_range (1.6): a polymorphic helper.
+DROP FUNCTION IF EXISTS @extschema@.snowflake_sql_raise(anyelement, text, text, text, text);

@@ -28,7 +28,7 @@ BEGIN
             USING ERRCODE = '42501';
     END IF;
     IF id < 0 THEN
-        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::bigint, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(id);
     END IF;
     IF s.worker_id IS NULL THEN
         RAISE EXCEPTION 'the snowflake node identity is not configured'

@@ -17,7 +17,7 @@ LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE  -- names qualified
 AS $body$
 BEGIN
     IF id OPERATOR(pg_catalog.<) 0 THEN
-        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::pg_catalog.timestamptz, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(id);
     END IF;
     unix_ms := (@extschema@.snowflake_sql_settings()).epoch_ms
                OPERATOR(pg_catalog.+) (id OPERATOR(pg_catalog.>>)
@@ -61,7 +61,7 @@ DECLARE
     shift integer := @extschema@.snowflake_sql_layout_shift(epoch_ms, datacenter_bits, worker_bits, sequence_bits);
 BEGIN
     IF id < 0 THEN
-        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::bigint, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(id);
     END IF;
     unix_ms := epoch_ms + (id >> shift);
     ts := @extschema@.snowflake_sql_ms_to_ts(unix_ms);

@@ -8,7 +8,7 @@ DECLARE
     shift integer := @extschema@.snowflake_sql_layout_shift(epoch_ms, datacenter_bits, worker_bits, sequence_bits);
 BEGIN
     IF id < 0 THEN
-        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::bigint, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(id);
     END IF;
     RETURN @extschema@.snowflake_sql_ms_to_ts(epoch_ms + (id >> shift));
 END

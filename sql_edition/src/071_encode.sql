@@ -12,7 +12,7 @@ DECLARE
     out text := '';
 BEGIN
     IF id < 0 THEN
-        PERFORM @extschema@.snowflake_sql_invalid_id(NULL::bigint, id);
+        PERFORM @extschema@.snowflake_sql_invalid_id(id);
     END IF;
     IF f = 'hex' THEN
         RETURN pg_catalog.lpad(pg_catalog.to_hex(id), 16, '0');

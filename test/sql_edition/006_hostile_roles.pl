@@ -88,6 +88,34 @@ is($node->safe_psql('postgres',
 		  . "AND proargtypes = '25 25 25 25 25'::oidvector"),
 	'1', '... concat_ws(text, text, text, text, text) (pg_catalog\'s is VARIADIC "any")');
 
+# The polymorphic helpers of 1.6 would lose to these (an exact match).
+cmp_ok($node->safe_psql('postgres',
+		"SELECT count(*) FROM hostile_tools.shadows WHERE what ~ '^function ids[.]snowflake_'"),
+	'>', 100, "... among them overloads of the edition's own functions");
+
+# ---- the update refuses while they are there ---------------------------------
+my $before = $node->safe_psql('postgres',
+	"SELECT md5(string_agg(p.oid::regprocedure::text || pg_get_functiondef(p.oid), '' ORDER BY 1))
+     FROM pg_proc p WHERE p.pronamespace = 'ids'::regnamespace AND p.proowner = 'owner1'::regrole");
+eval { install_plain($node, 'postgres', 'owner1', 'ids'); };
+like($@, qr/snowflake_sql: function ids\.snowflake\S+ belongs to role hostile, not to owner1/,
+	'running the install script again (the update) refuses, naming an object and its owner');
+is($node->safe_psql('postgres',
+		"SELECT md5(string_agg(p.oid::regprocedure::text || pg_get_functiondef(p.oid), '' ORDER BY 1))
+         FROM pg_proc p WHERE p.pronamespace = 'ids'::regnamespace AND p.proowner = 'owner1'::regrole"),
+	$before, '... and changes none of the edition\'s functions');
+# A first install into a schema where the role's objects sit refuses too.
+add_role($node, 'owner2', 'CREATE SCHEMA ids2 AUTHORIZATION owner2',
+	'GRANT USAGE, CREATE ON SCHEMA ids2 TO hostile');
+safe_psql_as($node, 'postgres', 'hostile',
+	'CREATE FUNCTION ids2.snowflake_sql_invalid_id(timestamptz, bigint) RETURNS timestamptz '
+	  . 'LANGUAGE sql RETURN NULL::timestamptz');
+eval { install_plain($node, 'postgres', 'owner2', 'ids2'); };
+like($@, qr/function ids2\.snowflake_sql_invalid_id\(timestamp with time zone,bigint\) belongs to role hostile, not to owner2/,
+	'a first install refuses another role\'s function under an edition name');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_proc WHERE pronamespace = 'ids2'::regnamespace"),
+	'1', '... and installs nothing');
+
 # ---- every function, as each role --------------------------------------------
 for my $role ('owner1', 'postgres', 'app')
 {

@@ -12,9 +12,12 @@
 -- pg_catalog function the code names, its signatures and each one with an
 -- argument of another type, and for a VARIADIC "any" function (format,
 -- concat_ws) 1 to 12 text arguments; for each function of the edition, the
--- same with an argument of another type, in the install schema.  Each shadow
--- records that it ran (a WARNING and a sequence) and then does what
--- pg_catalog's (or the edition's) would.
+-- same with an argument of another type, in the install schema, and of a
+-- polymorphic one (anyelement), each type in place of its polymorphic
+-- arguments: an exact match, which beats the polymorphic function even in a
+-- call written with its schema.  Each shadow records that it ran (a WARNING
+-- and a sequence) and then does what pg_catalog's (or the edition's) would
+-- (a shadow of a polymorphic function returns NULL).
 
 CREATE SEQUENCE :"tools".shadow_runs;
 CREATE TABLE :"tools".shadows (what text);
@@ -145,6 +148,36 @@ BEGIN
                     END;
                 END LOOP;
             END LOOP;
+        END LOOP;
+    END LOOP;
+
+    -- The edition's polymorphic functions, each type in place of the
+    -- polymorphic argument types.
+    FOR f IN SELECT p.proname,
+                    pg_catalog.string_to_array(pg_catalog.oidvectortypes(p.proargtypes), ', ') AS a,
+                    p.prorettype::regtype::text AS rt
+             FROM pg_catalog.pg_proc p
+             WHERE p.pronamespace = edition::regnamespace AND p.proowner <> current_user::regrole
+               AND p.prokind = 'f'
+               AND p.proargtypes::regtype[]::text[] && ARRAY['anyelement', 'anycompatible', 'anynonarray']
+    LOOP
+        FOREACH r IN ARRAY types LOOP
+            args := f.a;
+            FOR i IN 1 .. array_length(args, 1) LOOP
+                IF args[i] IN ('anyelement', 'anycompatible', 'anynonarray') THEN
+                    args[i] := r;
+                END IF;
+            END LOOP;
+            sig := pg_catalog.format('%I.%I(%s)', edition, f.proname, pg_catalog.array_to_string(args, ', '));
+            BEGIN
+                EXECUTE pg_catalog.format(
+                    'CREATE FUNCTION %s RETURNS %s LANGUAGE plpgsql AS $b$ BEGIN PERFORM %I.shadow_ran(%L); RETURN%s; END $b$',
+                    sig, CASE WHEN f.rt IN ('anyelement', 'anycompatible', 'anynonarray') THEN r ELSE f.rt END,
+                    tools, 'function ' || sig, CASE WHEN f.rt = 'void' THEN '' ELSE ' NULL' END);
+                INSERT INTO shadows VALUES ('function ' || sig);
+            EXCEPTION WHEN OTHERS THEN
+                RAISE NOTICE 'no shadow %: %', sig, SQLERRM;
+            END;
         END LOOP;
     END LOOP;
 
