@@ -77,7 +77,7 @@ BEGIN
         -- back, which releases it; the sequences and the variables keep what
         -- the block did.
         BEGIN
-            LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
+            LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN SHARE UPDATE EXCLUSIVE MODE;
             -- The identity as committed now: taking the lock processed the
             -- invalidations of every configuration committed before it, so
             -- this reads the current settings, not a constant folded into a

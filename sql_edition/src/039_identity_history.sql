@@ -49,7 +49,7 @@ BEGIN
             RETURN new_row;
         END IF;
     END IF;
-    LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
+    LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN SHARE UPDATE EXCLUSIVE MODE;
     hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
     tag := new_row.mark_tag;
     mark := @extschema@.snowflake_sql_mark_ms(tag);

@@ -54,7 +54,7 @@ BEGIN
                 | (s.worker_id::bigint << s.sequence_bits)) + span;
     -- Under the lock, in a block that always ends rolled back (014_lock.sql).
     BEGIN
-        LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN EXCLUSIVE MODE;
+        LOCK TABLE ONLY @extschema@.snowflake_sql_lock IN SHARE UPDATE EXCLUSIVE MODE;
         hi := coalesce(pg_catalog.pg_sequence_last_value('@extschema@.snowflake_sql_bound'), 0);
         IF hi = 0 OR (hi - 1) >> shift <= m THEN
             -- A region at the millisecond of id, published used up: C at its
