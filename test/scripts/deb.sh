@@ -32,8 +32,11 @@
 #            conf.d/snowflake.conf) with it preloaded makes ids; apt install
 #            of this package over it, ids; the server restarted, ids; ALTER
 #            EXTENSION snowflake UPDATE to the control file's version, ids.
-#            Every batch of ids is above every id made before it.  Then the
-#            cluster is dropped and the package purged, leaving nothing.
+#            Every batch of ids is above every id made before it.  apt-get
+#            remove under the running server warns that it has the library
+#            loaded, and a new session's snowflake function then fails as
+#            docs/operations.md says.  Then the cluster is dropped and the
+#            package purged, leaving nothing.
 #
 # Where, and why there.  Each step runs in a fresh overlay (mount -t overlay)
 # of the package root of VERSION: a Debian root (12 for 15, 13 for 17,
@@ -438,6 +441,20 @@ step_upgrade() {
             UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM ids GROUP BY batch) b WHERE lo <= before")" = 0 ] ||
         fail "a batch has an id not above every id of the batches before it"
     echo "ids increase across the package upgrade, the restart and the extension update"
+
+    # Removed under the running server: the package warns, and a new session's
+    # snowflake function fails (docs/operations.md, "Removing the library").
+    local out err
+    out=$(inroot apt-get remove -y -q "$PKG" 2>&1) || fail "apt-get remove failed: $out"
+    echo "$out" | grep -q "PostgreSQL $V server .*has snowflake loaded" ||
+        fail "apt-get remove under a running server that has the library loaded does not warn: $out"
+    echo "apt-get remove warns: $(echo "$out" | grep -m1 'has snowflake loaded')"
+    if err=$(q "SELECT (snowflake_parse(1)).worker_id" 2>&1); then
+        fail "a new session decodes an id with the library's file removed"
+    fi
+    echo "$err" | grep -q 'could not access file "\$libdir/snowflake": No such file or directory' ||
+        fail "a new session's snowflake function fails otherwise than the documentation says: $err"
+    echo "then a new session's snowflake function fails: $err"
 
     inroot pg_ctlcluster "$V" main stop
     inroot pg_dropcluster "$V" main
