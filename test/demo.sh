@@ -5,7 +5,8 @@
 #
 # Installs only what the demo needs (a compiler, PostgreSQL 15 and its
 # headers: not the test toolchain), builds the extension and installs it into
-# the system's PostgreSQL 15 (make install), starts a throwaway PostgreSQL with
+# the system's PostgreSQL 15 (make install; where the package
+# postgresql-15-snowflake is installed, it uses that instead), starts a throwaway PostgreSQL with
 # snowflake preloaded, creates a table whose id is DEFAULT snowflake_nextval(),
 # inserts rows, shows them decoded, stops the server.  Safe to rerun.  The
 # packages and the installed extension stay: run it on a machine you can
@@ -20,10 +21,16 @@ PORT=${SF_DEMO_PORT:-54399}
 echo "== installing dependencies (apt-get)"
 sf_install_deps demo
 
-echo "== building, and installing into PostgreSQL 15 (make install)"
-sf_copy_tree "$ROOT" "$DIR.build"
-make -C "$DIR.build" -j2 >/dev/null
-make -C "$DIR.build" install >/dev/null
+# A packaged snowflake (postgresql-15-snowflake) is used as it is: make
+# install would overwrite the package's files (dpkg -V would report them).
+if pkg=$(dpkg -S /usr/lib/postgresql/15/lib/snowflake.so 2>/dev/null); then
+    echo "== ${pkg%%:*} is installed: the demo runs on it (make install would overwrite its files)"
+else
+    echo "== building, and installing into PostgreSQL 15 (make install)"
+    sf_copy_tree "$ROOT" "$DIR.build"
+    make -C "$DIR.build" -j2 >/dev/null
+    make -C "$DIR.build" install >/dev/null
+fi
 
 echo "== starting a throwaway server in $DIR (port $PORT)"
 trap 'sf_server_stop "$DIR" || true' EXIT
