@@ -196,6 +196,20 @@ SELECT count(*) FILTER (WHERE v.id <> s.id) AS changed,
 FROM visits v JOIN snapshot s USING (who);
 DROP TABLE snapshot, visits;
 
+-- A new key is never one a row keeps: here a row whose key is an id of this
+-- node's identity (made before it moved away and back, say) and a row of
+-- the sequence in the same millisecond, which would get the same id.  No
+-- unique index would stop the duplicate: refused, nothing changed.
+CREATE TABLE clash (id bigserial NOT NULL, at timestamptz NOT NULL, what text);
+INSERT INTO clash
+SELECT snowflake_make_id('2025-05-01 12:00:00+00', datacenter_id, worker_id, 0), '2025-05-01 12:00:00+00', 'an id already'
+FROM snowflake_status;
+INSERT INTO clash VALUES (7, '2025-05-01 12:00:00+00', 'a sequence value');
+SELECT pg_temp.refused($$SELECT snowflake_convert_column('clash', 'id', time_column => 'at')$$);
+SELECT what, id < 1000 AS sequence_value, count(*) OVER (PARTITION BY id) AS rows_with_its_key
+FROM clash ORDER BY what;
+DROP TABLE clash;
+
 -- ===================================================================
 -- Late rows: rows made at or after identity_since, on a table still in
 -- use.  Refused unless late_rows => 'nextval', which gives them ids from
