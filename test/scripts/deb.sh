@@ -35,8 +35,8 @@
 #            Every batch of ids is above every id made before it.  apt-get
 #            remove under the running server warns that it has the library
 #            loaded, and a new session's snowflake function then fails as
-#            docs/operations.md says.  Then the cluster is dropped and the
-#            package purged, leaving nothing.
+#            docs/operations.md says; installed again, it decodes.  Then the
+#            cluster is dropped and the package purged, leaving nothing.
 #
 # Where, and why there.  Each step runs in a fresh overlay (mount -t overlay)
 # of the package root of VERSION: a Debian root (12 for 15, 13 for 17,
@@ -446,15 +446,19 @@ step_upgrade() {
     # snowflake function fails (docs/operations.md, "Removing the library").
     local out err
     out=$(inroot apt-get remove -y -q "$PKG" 2>&1) || fail "apt-get remove failed: $out"
-    echo "$out" | grep -q "PostgreSQL $V server .*has snowflake loaded" ||
-        fail "apt-get remove under a running server that has the library loaded does not warn: $out"
-    echo "apt-get remove warns: $(echo "$out" | grep -m1 'has snowflake loaded')"
+    echo "$out" | grep -q "PostgreSQL $V server .* -D /var/lib/postgresql/$V/main .*has snowflake loaded" ||
+        fail "apt-get remove under the running cluster that has the library loaded does not warn: $out"
+    echo "apt-get remove warns: $(echo "$out" | grep -m1 "/var/lib/postgresql/$V/main .*has snowflake loaded")"
     if err=$(q "SELECT (snowflake_parse(1)).worker_id" 2>&1); then
         fail "a new session decodes an id with the library's file removed"
     fi
     echo "$err" | grep -q 'could not access file "\$libdir/snowflake": No such file or directory' ||
         fail "a new session's snowflake function fails otherwise than the documentation says: $err"
     echo "then a new session's snowflake function fails: $err"
+    # Installed again, the file is back and new sessions decode.
+    apt_install "$IN/debs/$(basename "$cur")"
+    [ "$(q "SELECT (snowflake_parse(1)).sequence")" = 1 ] || fail "no decoding after the package is installed again"
+    echo "installed again: new sessions decode"
 
     inroot pg_ctlcluster "$V" main stop
     inroot pg_dropcluster "$V" main
