@@ -51,7 +51,7 @@ bool id_of(PlannerInfo *root, Node *id, Index relid) {
 // error the condition would not raise (time_safe_values.hpp).
 bool value_for(PlannerInfo *root, Node *x, Index relid) {
     return movable(x) && !bms_is_member(static_cast<int>(relid), pull_varnos(root, x)) &&
-           (IsA(x, Const) || computable_ahead(root, x));
+           computable_ahead(root, x);
 }
 
 // A snowflake_timestamp call whose bounds we can write: the id argument, and

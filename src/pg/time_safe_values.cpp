@@ -234,8 +234,6 @@ bool computable_ahead(PlannerInfo *root, Node *x) {
     case T_RelabelType:
         return computable_ahead(root,
                                 reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(x)->arg));
-    case T_CoerceViaIO:
-        return readable_text(x);
     default:
         return readable_text(x) || current_time(x, 0);
     }

@@ -30,7 +30,7 @@
 
 namespace sfpg {
 
-// Whether x (not a constant) can be computed once per scan without an error.
+// Whether x can be computed once per scan without an error (a constant can).
 bool computable_ahead(PlannerInfo *root, Node *x);
 
 // tstzrange(lower, upper [, bounds]): its two ends (not copied).  The bounds

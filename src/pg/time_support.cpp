@@ -157,8 +157,7 @@ List *index_made_within(SupportRequestIndexCondition *req) {
         return IsA(n, Const) && reinterpret_cast<Const *>(n)->constisnull;
     };
     if (range_constructor(r, &r_lower, &r_upper)) {
-        if (!(IsA(r_lower, Const) || computable_ahead(req->root, r_lower)) ||
-            !(IsA(r_upper, Const) || computable_ahead(req->root, r_upper)))
+        if (!computable_ahead(req->root, r_lower) || !computable_ahead(req->root, r_upper))
             return NIL;
         // A NULL end: that side is unbounded.
         List *conds = NIL;
