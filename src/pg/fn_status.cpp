@@ -35,6 +35,8 @@ enum StatusColumn {
     kRetiredIdentity,
     kRetiredUntil,
     kIdentityNotBefore,  // 1.6
+    kRegistrySkewMs,
+    kRegistrySkewErrorMs,
     kNumColumns
 };
 
@@ -129,6 +131,11 @@ SNOWFLAKE_ENTRY(snowflake_status) {
     v[kIdentityNotBefore] = nulls[kIdentityNotBefore]
                                 ? Datum(0)
                                 : sfpg::unix_ms_to_timestamptz(h.not_before_unix_ms);
+    // The registry's clock beside this node's at its last answer
+    // (registry_confirmation.hpp): null where there was none.
+    nulls[kRegistrySkewMs] = nulls[kRegistrySkewErrorMs] = !id.skew_measured;
+    v[kRegistrySkewMs] = Int64GetDatum(id.skew.offset_ms);
+    v[kRegistrySkewErrorMs] = Int64GetDatum(id.skew.error_ms);
     // An installation still at an older extension version declares fewer
     // columns (1.3: up to lifetime_end, 1.4: up to identity_source, 1.5: up
     // to retired_until): fill

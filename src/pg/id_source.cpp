@@ -323,7 +323,12 @@ const char *registry_address() {
 // No confirmation from the registry within snowflake.registry_wait_timeout.
 [[noreturn]] void report_awaiting_registry(const IdentityBlock &b) {
     static char lease[160];
-    if (b.lease_until_unix_ms < 0)
+    if (b.grant_floor_unix_ms >= 0)
+        snprintf(lease, sizeof lease, "gave it at %s on its own clock, which this node's clock "
+                 "is not past yet (its ids carry later times)",
+                 timestamptz_to_str(
+                     DatumGetTimestampTz(unix_ms_to_timestamptz(b.grant_floor_unix_ms))));
+    else if (b.lease_until_unix_ms < 0)
         snprintf(lease, sizeof lease, "has not confirmed it since this node's start or last "
                  "change of identity");
     else
@@ -349,6 +354,22 @@ const char *registry_address() {
 [[noreturn]] void report_blocked(const IdentityBlock &b) {
     if (b.awaiting_registry)
         report_awaiting_registry(b);
+    if (b.skew_blocked)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake ids under datacenter_id %d worker_id %d wait for this node's "
+                        "clock to agree with the registry's",
+                        b.datacenter_id, b.worker_id),
+                 errdetail("At the registry's last answer this node's clock was %lld ms %s the "
+                           "registry's (measured within %lld ms), more than "
+                           "snowflake.registry_max_skew (%d ms).",
+                           static_cast<long long>(b.skew_offset_ms < 0 ? -b.skew_offset_ms
+                                                                       : b.skew_offset_ms),
+                           b.skew_offset_ms < 0 ? "behind" : "ahead of",
+                           static_cast<long long>(b.skew_error_ms), b.max_skew_ms),
+                 errhint("Synchronise the clocks of this node and the registry server (NTP). Ids "
+                         "go on at the first answer within the limit; the registrar asks every "
+                         "few seconds meanwhile.")));
     if (b.refused)
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

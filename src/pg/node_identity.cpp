@@ -5,6 +5,7 @@
 #include "../core/id_path.hpp"
 #include "../core/id_word.hpp"
 #include "node_identity.hpp"
+#include "registry_confirmation.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_file.hpp"
@@ -47,8 +48,6 @@ struct SharedWord {
 // Processes whose fetch-and-add may still land on the word after a change.
 int64_t max_adders(const SharedState *s) { return s->use_fetch_add ? s->n_counters : 0; }
 
-bool lease_required(const IdentityShared &id);
-
 // Changes the identity ids are issued under, on a running node; the caller
 // holds the lock exclusively.  In this order:
 //   - the usable mark comes down to the word's millisecond, so that the
@@ -76,7 +75,7 @@ void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentityS
     // confirmation.
     id.blocked_refused = false;
     id.blocked_reason[0] = '\0';
-    id.lease_until_unix_ms = -1;
+    forget_confirmation(id);
     // Until the registry confirms the new pair, the fast path reads no node
     // (publish_usable publishes it then).
     const bool unconfirmed = worker_id >= 0 && lease_required(id);
@@ -100,37 +99,13 @@ void change_identity(SharedState *s, int datacenter_id, int worker_id, IdentityS
     id.generation++;
 }
 
-// Whether ids under the identity need the registry's confirmation
-// (IdentityShared::lease_until_unix_ms).
-bool lease_required(const IdentityShared &id) {
-    return registry_configured() && !id.without_registry &&
-           (id.source == IdentitySource::Claimed || id.source == IdentitySource::Configured);
-}
-
-// Whether the registry's confirmation covers the clock now.
-bool lease_holds(const IdentityShared &id, int64 now_unix_ms) {
-    return !lease_required(id) ||
-           (id.lease_until_unix_ms >= 0 && now_unix_ms <= id.lease_until_unix_ms);
-}
-
 // Whether ids may be issued under the identity now (see blocked_refused).
 bool usable_now(const IdentityShared &id) {
     if (id.worker_id < 0 || id.blocked_refused)
         return false;
     const int64 now = wall_clock_unix_ms();
-    const int64 not_before = id.history.not_before_unix_ms;
+    const int64 not_before = identity_not_before(id);
     return (not_before < 0 || now > not_before) && lease_holds(id, now);
-}
-
-// The registry's confirmation (sent_unix_ms: when the request it answered
-// was sent), with the lock held.
-void confirm_lease(IdentityShared &id, int64_t sent_unix_ms) {
-    if (sent_unix_ms < 0)
-        return;
-    const int64 until = sent_unix_ms + id.lease_ms;
-    if (until > id.lease_until_unix_ms)
-        id.lease_until_unix_ms = until;
-    id.registry_error[0] = '\0';
 }
 
 // Publishes the node bits, or -1 while the identity is blocked; the caller
@@ -141,7 +116,7 @@ void publish_usable(SharedState *s) {
     const IdentityShared &id = s->identity;
     const bool usable = usable_now(id);
     const int64 node = usable ? g_layout.node_bits(id.datacenter_id, id.worker_id) : -1;
-    const int64 not_before = id.history.not_before_unix_ms;
+    const int64 not_before = identity_not_before(id);
     const int64 fence = usable && not_before >= 0 ? not_before - g_layout.epoch_ms : -1;
     SharedWord word{&s->word};
     if (static_cast<int64>(pg_atomic_read_u64(&s->node)) == node) {
@@ -167,6 +142,7 @@ void publish_usable(SharedState *s) {
 void set_registry_settings_locked(SharedState *s) {
     IdentityShared &id = s->identity;
     id.lease_ms = guc_registry_lease_s * 1000;
+    id.max_skew_ms = guc_registry_max_skew_ms;
     if (id.without_registry != guc_issue_without_registry) {
         id.without_registry = guc_issue_without_registry;
         if (id.worker_id >= 0)
@@ -196,7 +172,9 @@ void identity_init(SharedState *s) {
     id = IdentityShared{};
     id.worker_id = -1;
     id.lease_until_unix_ms = -1;
+    id.grant_floor_unix_ms = -1;
     id.lease_ms = guc_registry_lease_s * 1000;
+    id.max_skew_ms = guc_registry_max_skew_ms;
     id.without_registry = guc_issue_without_registry;
     pg_atomic_write_u64(&s->node, static_cast<uint64>(int64{-1}));
     if (!registry_mode() && !citus_mode())
@@ -340,7 +318,7 @@ bool identity_settle_after_recovery(SharedState *s) {
 }
 
 void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
-                               uint32_t generation, int64_t sent_unix_ms,
+                               uint32_t generation, const snowflake::RegistryReading &reading,
                                int64_t retired_until_unix_ms, const char *retired_by,
                                const char *refused) {
     IdentityShared &id = s->identity;
@@ -357,7 +335,7 @@ void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
     }
     id.blocked_refused = refused != nullptr;
     if (!refused)
-        confirm_lease(id, sent_unix_ms);
+        (void)confirm_lease(id, reading);
     if (refused)
         strlcpy(id.blocked_reason, refused, sizeof id.blocked_reason);
     else if (record)
@@ -385,7 +363,14 @@ bool identity_unblock_if_due_locked(SharedState *s, IdentityBlock *why) {
     why->worker_id = id.worker_id;
     why->refused = id.blocked_refused;
     why->not_before_unix_ms = not_before;
-    why->awaiting_registry = !why->refused && (not_before < 0 || now > not_before);
+    const bool held_back = !why->refused && not_before >= 0 && now <= not_before;
+    why->skew_blocked = !why->refused && !held_back && lease_required(id) && id.skew_blocked;
+    why->skew_offset_ms = id.skew_offset_ms;
+    why->skew_error_ms = id.skew_error_ms;
+    why->max_skew_ms = id.max_skew_ms;
+    why->awaiting_registry = !why->refused && !held_back && !why->skew_blocked;
+    why->grant_floor_unix_ms =
+        lease_required(id) && now <= id.grant_floor_unix_ms ? id.grant_floor_unix_ms : -1;
     why->lease_until_unix_ms = id.lease_until_unix_ms;
     strlcpy(why->reason, id.blocked_reason, sizeof why->reason);
     strlcpy(why->registry_error, id.registry_error, sizeof why->registry_error);
@@ -471,7 +456,9 @@ bool identity_in_use(IdentityView *v) {
     // buffer.
     static char reason[sizeof(IdentityShared::registry_error)];
     SharedState *s = g_shared;
-    *v = IdentityView{guc_datacenter_id, -1, IdentitySource::None, false, nullptr, {}};
+    *v = IdentityView{};
+    v->datacenter_id = guc_datacenter_id;
+    v->worker_id = -1;
     if (s == nullptr)
         return false;
     const IdentityShared &id = s->identity;
@@ -482,6 +469,10 @@ bool identity_in_use(IdentityView *v) {
     v->kept = id.kept_worker_id || id.kept_datacenter_id;
     v->history = id.history;
     v->generation = id.generation;
+    v->skew_measured = id.skew_measured;
+    v->skew = snowflake::ClockSkew{id.skew_offset_ms, id.skew_error_ms};
+    v->skew_blocked = id.skew_blocked && lease_required(id);
+    v->max_skew_ms = id.max_skew_ms;
     const bool waiting = id.worker_id < 0 && id.registry_state != RegistryState::None;
     if (waiting)
         strlcpy(reason, id.registry_error[0] ? id.registry_error : "no answer from the registry yet",
@@ -606,7 +597,7 @@ void identity_drop_claim(SharedState *s, RegistryState state, const char *why) {
 
 Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
                              int *old_datacenter_id, int *old_worker_id, IdentitySource source,
-                             int64_t sent_unix_ms) {
+                             const snowflake::RegistryReading *reading) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (id.source == IdentitySource::Configured) {
@@ -623,8 +614,10 @@ Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, c
     strlcpy(id.registry_node_key, key, sizeof id.registry_node_key);
     id.registry_error[0] = '\0';
     id.registry_state = RegistryState::Claimed;
-    // The registry gave or confirmed this pair: ids under it may start.
-    confirm_lease(id, sent_unix_ms);
+    // The registry gave or confirmed this pair: ids under it may start
+    // (within the skew limit).
+    if (reading)
+        (void)confirm_lease(id, *reading);
     publish_usable(s);
     if (result != Adopted::Same)
         id.claims_adopted++;  // the reserver records it in the state file

@@ -49,6 +49,7 @@
 #include <cstdint>
 
 #include "../core/identity_history.hpp"
+#include "../core/registry_clock.hpp"
 #include "../core/state_record.hpp"
 
 namespace sfpg {
@@ -105,17 +106,38 @@ struct IdentityShared {
     // carry times up to lease_until_unix_ms at most, on the node's clock
     // (-1: not confirmed since the start or the last change of identity).
     // The registrar sets it to the time it sent the request the registry
-    // confirmed, plus lease_ms; the reserver never extends the durable mark
-    // past it, so that no id, borrowed ahead of the clock or not, carries a
-    // later time (the fast path reads nothing more), and the slow path
-    // holds ids back once the clock is past it.  The registry gives a
-    // silent holder's pair away only kRegistryGiveWayS after the holder's
-    // last request (settings.hpp), which is after the lease.
+    // confirmed, plus lease_ms, and no later than the registry's now() in
+    // that answer plus lease_ms (registry_confirmation.hpp); the reserver
+    // never extends the durable mark past it, so that no id, borrowed ahead
+    // of the clock or not, carries a later time (the fast path reads
+    // nothing more), and the slow path holds ids back once the clock is
+    // past it.  The registry gives a silent holder's pair away only
+    // kRegistryGiveWayS after the holder's last request (settings.hpp), or
+    // once its own clock is past the holder's confirmed_until, both after
+    // the lease on the registry's clock.
     int64_t lease_until_unix_ms;
     // snowflake.registry_lease (ms) and snowflake.issue_without_registry
     // as the reserver read them at start and at the last reload.
     int32_t lease_ms;
     bool without_registry;
+
+    // The registry's clock beside this node's (core/registry_clock.hpp),
+    // from its last answer that gave or confirmed the pair:
+    //   - skew_offset_ms, skew_error_ms: the node's clock minus the
+    //     registry's, within the error (skew_measured: there was one);
+    //   - skew_blocked: the skew was proven past max_skew_ms
+    //     (snowflake.registry_max_skew as the reserver read it), so no id is
+    //     issued under a pair that needs the registry's confirmation until
+    //     an answer within it;
+    //   - grant_floor_unix_ms: the registry's now() when it gave the pair
+    //     (an answer while no confirmation was in force): ids under it carry
+    //     later times (-1: none since the last change of identity).
+    bool skew_measured;
+    bool skew_blocked;
+    int32_t max_skew_ms;
+    int64_t skew_offset_ms;
+    int64_t skew_error_ms;
+    int64_t grant_floor_unix_ms;
 
     // On a standby (or a restore), from the last mark replayed: the identity
     // and history of the node that wrote the WAL.
@@ -134,6 +156,12 @@ struct IdentityView {
     const char *waiting_for_registry;
     snowflake::IdentityHistory history;
     uint32_t generation;  // IdentityShared::generation
+    // The registry's clock beside this node's at its last answer
+    // (IdentityShared::skew_*), and whether that skew stops ids.
+    bool skew_measured;
+    snowflake::ClockSkew skew;
+    bool skew_blocked;
+    int max_skew_ms;
 };
 
 // Whether the node takes its identity from the registry: snowflake.registry
@@ -217,13 +245,12 @@ enum class Adopted { New, Same, Moved, ConfiguredWins };
 // (source Citus) the identity, unless a configured identity is in use:
 // decided under the lock, so a worker_id set and reloaded while the claim
 // was on its way wins.  *old_* receive the identity it replaced.
-// sent_unix_ms: for a registry claim, when the request that the registry
-// answered was sent (the confirmation lasts from then: see
-// IdentityShared::lease_until_unix_ms).
+// reading: for a registry claim, the registry's answer, which confirms the
+// pair (registry_confirmation.hpp).
 Adopted identity_adopt_claim(SharedState *s, int datacenter_id, int worker_id, const char *key,
                              int *old_datacenter_id, int *old_worker_id,
                              IdentitySource source = IdentitySource::Claimed,
-                             int64_t sent_unix_ms = -1);
+                             const snowflake::RegistryReading *reading = nullptr);
 
 // The registrar's latch, set at every identity change so that it reports
 // the retired identity and reserves the new one at once.
@@ -241,15 +268,15 @@ void identity_drop_claim(SharedState *s, RegistryState state, const char *why);
 void identity_record_new_claim(SharedState *s);
 
 // What the registry says about the configured pair (dc, worker) of this
-// node, asked at sent_unix_ms under identity generation `generation`:
-// another node retired it until retired_until_unix_ms (-1: no such time;
-// retired_by names it), or refuses it (refused: why; null: not refused,
-// which confirms the pair from sent_unix_ms on).  Ignored if the node's
+// node, asked under identity generation `generation` (reading: the
+// exchange, registry_confirmation.hpp): another node retired it until
+// retired_until_unix_ms (-1: no such time; retired_by names it), or refuses
+// it (refused: why; null: not refused, which confirms the pair).  Ignored if the node's
 // identity changed since.  Ids are held back until the clock is past
 // retired_until (recorded in snowflake.state as the identity's not-before
 // time), or while refused.
 void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
-                               uint32_t generation, int64_t sent_unix_ms,
+                               uint32_t generation, const snowflake::RegistryReading &reading,
                                int64_t retired_until_unix_ms, const char *retired_by,
                                const char *refused);
 
@@ -274,6 +301,14 @@ struct IdentityBlock {
     // out then; registry_error: its last failure, if any.
     bool awaiting_registry;
     int64_t lease_until_unix_ms;
+    // else, before awaiting_registry: the registry's last answer proved the
+    // node's clock too far from the registry's (IdentityShared::skew_*).
+    bool skew_blocked;
+    int64_t skew_offset_ms;
+    int64_t skew_error_ms;
+    int32_t max_skew_ms;
+    // The registry's now() when it gave the pair, if ids wait for it (-1).
+    int64_t grant_floor_unix_ms;
     char reason[256];
     char registry_error[256];
 };

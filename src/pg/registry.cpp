@@ -31,9 +31,12 @@
 //   - every answer that gives or confirms the pair in use (a claim, a
 //     renewal, a reservation not refused) is the node's confirmation: ids
 //     under the pair carry times up to the moment the request was sent plus
-//     snowflake.registry_lease, and none before the first confirmation
-//     after a start or a change of identity (node_identity.hpp,
-//     IdentityShared::lease_until_unix_ms).
+//     snowflake.registry_lease (and no later than the registry's clock in
+//     the answer plus the lease), and none before the first confirmation
+//     after a start or a change of identity, nor dated before the
+//     registry's clock when it gave the pair; each answer measures the
+//     skew between the two clocks, and one past snowflake.registry_max_skew
+//     stops ids until an answer within it (registry_confirmation.hpp).
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
@@ -107,7 +110,27 @@ struct Call {
     char sqlstate[6];
     char msg[600];
     PGresult *res;      // ok: the result (PQclear it)
+    // On this node's clock: when the query left and when its answer came.
+    int64_t sent_unix_ms;
+    int64_t received_unix_ms;
 };
+
+// The registry's now() in microseconds since 1970, as the last column of a
+// query's select list (registry_clock.hpp): the transaction's start, the
+// same now() the registry's functions judged by.
+#define REGISTRY_NOW_US \
+    "(EXTRACT(epoch FROM pg_catalog.now()) OPERATOR(pg_catalog.*) 1000000)::pg_catalog.int8"
+
+// The exchange of a call whose result has the registry's now() in column
+// `col`; asked: when the node began it (the confirmation runs from then).
+snowflake::RegistryReading reading_of(const Call &c, int col, int64_t asked) {
+    snowflake::RegistryReading r;
+    r.asked_unix_ms = asked;
+    r.sent_unix_ms = c.sent_unix_ms;
+    r.received_unix_ms = c.received_unix_ms;
+    r.registry_unix_us = strtoll(PQgetvalue(c.res, 0, col), nullptr, 10);
+    return r;
+}
 
 // Connects to the registry and runs one query: `sql_fmt` with %s for the
 // extension's schema there (quoted), so that objects of the same name
@@ -127,7 +150,9 @@ Call registry_call(const char *sql_fmt, int nparams, const Oid *types, const cha
     char sql[1024];  // the longest query (reserve) and a quoted schema name fit
     snprintf(sql, sizeof sql, sql_fmt, schema);
     PGresult *res;
+    c.sent_unix_ms = wall_clock_unix_ms();
     r = registry_query(conn, sql, nparams, types, params, &got_sigterm, &res, c.msg, sizeof c.msg);
+    c.received_unix_ms = wall_clock_unix_ms();
     if (r == ClientResult::Interrupted) {
         PQfinish(conn);
         stop_on_sigterm();
@@ -246,8 +271,8 @@ bool reserve_once(SharedState *s, bool *refused) {
     // Rounded up: a time between two milliseconds is held back to the later.
     Call c = registry_call(
         "SELECT pg_catalog.ceil(pg_catalog.date_part('epoch', r.retired_until) "
-        "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8, r.retired_by, r.refused "
-        "FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
+        "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8, r.retired_by, r.refused, "
+        REGISTRY_NOW_US " FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
         "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
         "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval), $8, "
         "$9 OPERATOR(pg_catalog.*) '1 s'::pg_catalog.interval) r",
@@ -260,7 +285,8 @@ bool reserve_once(SharedState *s, bool *refused) {
     const int64_t until = PQgetisnull(c.res, 0, 0) ? -1 : strtoll(PQgetvalue(c.res, 0, 0), nullptr, 10);
     const char *by = PQgetisnull(c.res, 0, 1) ? nullptr : PQgetvalue(c.res, 0, 1);
     const char *why = PQgetisnull(c.res, 0, 2) ? nullptr : PQgetvalue(c.res, 0, 2);
-    identity_registry_verdict(s, v.datacenter_id, v.worker_id, v.generation, sent, until, by, why);
+    identity_registry_verdict(s, v.datacenter_id, v.worker_id, v.generation,
+                              reading_of(c, 3, sent), until, by, why);
     char verdict[700];
     if (why)
         snprintf(verdict, sizeof verdict, "the registry refuses datacenter_id %s worker_id %s to "
@@ -301,13 +327,16 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     // The confirmation lasts from now (IdentityShared::lease_until_unix_ms).
     const int64_t sent = wall_clock_unix_ms();
     Call c = registry_call(
-        holding ? "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_renew($1, $2, $3, "
-                  "$5, $6, $4)"
-                : "SELECT datacenter_id, worker_id FROM %s.snowflake_registry_claim($1, $2, $3, $4)",
+        holding ? "SELECT datacenter_id, worker_id, " REGISTRY_NOW_US
+                  " FROM %s.snowflake_registry_renew($1, $2, $3, $5, $6, $4)"
+                : "SELECT datacenter_id, worker_id, " REGISTRY_NOW_US
+                  " FROM %s.snowflake_registry_claim($1, $2, $3, $4)",
         holding ? 6 : 4, types, params);
     bool ok = c.ok && !PQgetisnull(c.res, 0, 0) && !PQgetisnull(c.res, 0, 1);
     int dc = -1, worker = -1;
+    snowflake::RegistryReading reading{};
     if (ok) {
+        reading = reading_of(c, 2, sent);
         dc = atoi(PQgetvalue(c.res, 0, 0));
         worker = atoi(PQgetvalue(c.res, 0, 1));
         ok = dc >= 0 && dc <= g_layout.max_datacenter_id() && worker >= 0 &&
@@ -330,7 +359,7 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
 
     int old_dc, old_worker;
     switch (identity_adopt_claim(s, dc, worker, key, &old_dc, &old_worker,
-                                 IdentitySource::Claimed, sent)) {
+                                 IdentitySource::Claimed, &reading)) {
     case Adopted::ConfiguredWins:
         ereport(LOG, (errmsg("snowflake registrar: snowflake.worker_id is set; the configured "
                              "identity is used and reserved instead of a claim")));
@@ -356,6 +385,29 @@ bool claim_once(SharedState *s, bool *first_confirmation) {
     }
     *first_confirmation = false;
     return true;
+}
+
+// Whether the registry's last answer proved this node's clock too far from
+// the registry's (registry_confirmation.hpp); logged when that changes.
+bool skew_stops_ids() {
+    static bool was_blocked = false;
+    IdentityView v;
+    (void)identity_in_use(&v);
+    if (v.skew_blocked != was_blocked || v.skew_blocked)
+        ereport(v.skew_blocked == was_blocked ? DEBUG1 : v.skew_blocked ? WARNING : LOG,
+                (errmsg(v.skew_blocked
+                            ? "snowflake registrar: this node's clock is %lld ms %s the registry's "
+                              "(measured within %lld ms), more than snowflake.registry_max_skew "
+                              "(%d ms): no id is issued under the pair until it is within it"
+                            : "snowflake registrar: this node's clock is %lld ms %s the registry's "
+                              "(measured within %lld ms), within snowflake.registry_max_skew "
+                              "(%d ms): ids go on",
+                        static_cast<long long>(v.skew.offset_ms < 0 ? -v.skew.offset_ms
+                                                                    : v.skew.offset_ms),
+                        v.skew.offset_ms < 0 ? "behind" : "ahead of",
+                        static_cast<long long>(v.skew.error_ms), v.max_skew_ms)));
+    was_blocked = v.skew_blocked;
+    return v.skew_blocked;
 }
 
 // How often a confirmed pair is renewed: every minute, and at least three
@@ -411,8 +463,11 @@ static void registrar_body() {
         report_retirement(s);
         long wait_ms;
         bool refused = false;
-        const bool done = identity_is_configured(s) ? reserve_once(s, &refused)
-                                                    : claim_once(s, &first_confirmation);
+        bool done = identity_is_configured(s) ? reserve_once(s, &refused)
+                                              : claim_once(s, &first_confirmation);
+        // A clock too far from the registry's is measured again soon.
+        if (done && skew_stops_ids())
+            done = false;
         const long renew_ms = renew_interval_ms(s);
         if (done && !refused && identity_awaits_confirmation(s) && !asked_again) {
             // The identity changed while the registry answered for the old

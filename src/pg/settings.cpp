@@ -33,6 +33,7 @@ char *guc_citus_database = nullptr;
 int guc_registry_wait_timeout_ms = 10000;
 int guc_registry_lease_s = kRegistryLeaseMaxS;
 bool guc_issue_without_registry = false;
+int guc_registry_max_skew_ms = 1000;
 
 snowflake::Layout g_layout;
 const char *g_layout_error = nullptr;
@@ -460,6 +461,12 @@ void define_registry_settings() {
         "How long after the registry last confirmed the node's pair the node issues ids under it.",
         nullptr, &guc_registry_lease_s, kRegistryLeaseMaxS, 2, kRegistryLeaseMaxS, PGC_SIGHUP,
         GUC_UNIT_S, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "snowflake.registry_max_skew",
+        "How far the node's clock may be from the registry's before ids under a pair the "
+        "registry confirms stop.",
+        nullptr, &guc_registry_max_skew_ms, 1000, 0, 600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr,
+        nullptr, nullptr);
     DefineCustomBoolVariable(
         "snowflake.issue_without_registry",
         "Issue ids under the node's pair without the registry's confirmation (duplicate risk).",

@@ -20,6 +20,7 @@ extern char *guc_citus_database;     // snowflake.citus_database ('' = none)
 extern int guc_registry_wait_timeout_ms;  // how long an id waits for it
 extern int guc_registry_lease_s;          // how long one confirmation lasts
 extern bool guc_issue_without_registry;   // opt-in: issue ids without it
+extern int guc_registry_max_skew_ms;      // how far the node's clock may be from the registry's
 
 // The registry gives a pair whose holder has been silent this long to
 // another node (snowflake_registry_reserve, snowflake_registry_release),

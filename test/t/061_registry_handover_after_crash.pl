@@ -3,7 +3,8 @@
 # no id dated at or before that time, even when the registry is slow.
 #
 #   node P: configured with 0/9 and the registry, its clock 20 s ahead
-#     while it issues ids; killed with kill -9, restarted with its clock
+#     while it issues ids (within its snowflake.registry_max_skew);
+#     killed with kill -9, restarted with its clock
 #     right (the ids it issues then are borrowed 20 s ahead of it), then
 #     reloaded to 0/10: it retires 0/9 until about 20 s from now;
 #   node Q: configured with 0/8, reloaded onto 0/9 while the registry's
@@ -43,7 +44,7 @@ $registry->poll_query_until('postgres',
 my $p = new_node('handover2_p');
 $p->append_conf('postgresql.conf', 'restart_after_crash = off');
 set_case($p, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 9', $line,
-	'snowflake.max_clock_backward_ms = 30000');
+	'snowflake.max_clock_backward_ms = 30000', "snowflake.registry_max_skew = '60s'");
 set_clock($p, '+20');
 start_node($p, faketime => 1);
 $p->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE ids (id bigint)');
@@ -56,7 +57,7 @@ start_node($p, faketime => 1);
 $p->poll_query_until('postgres', $issue)
   or die 'P issues no id after the crash';
 set_case($p, 'snowflake.datacenter_id = 0', 'snowflake.worker_id = 10', $line,
-	'snowflake.max_clock_backward_ms = 30000');
+	'snowflake.max_clock_backward_ms = 30000', "snowflake.registry_max_skew = '60s'");
 $p->reload;
 $p->poll_query_until('postgres', 'SELECT worker_id = 10 FROM snowflake_status')
   or die 'the reload did not take effect';

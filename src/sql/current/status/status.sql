@@ -22,7 +22,9 @@ CREATE FUNCTION @extschema@.snowflake_status(
     OUT identity_since timestamptz,
     OUT retired_identity text,
     OUT retired_until timestamptz,
-    OUT identity_not_before timestamptz)
+    OUT identity_not_before timestamptz,
+    OUT registry_skew_ms bigint,
+    OUT registry_skew_error_ms bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_status'
 LANGUAGE C VOLATILE PARALLEL SAFE;
