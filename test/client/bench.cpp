@@ -29,9 +29,11 @@
 //       (pgstattuple, if installed) and the load time.
 //   (i) the SQL edition (docs/managed.md), installed on A in schema sqled
 //       (bench.sh does it): its snowflake_nextval() in one backend as a
-//       ratio to nextval() CACHE 1 (bulk, as in (a)); 1 and 4 sessions
-//       together, the same number of ids split between them; one id per
-//       round trip.
+//       ratio to nextval() CACHE 1 (bulk, as in (a)); its
+//       snowflake_generate(n), the same number of ids, as a ratio to the
+//       ceiling (a PL/pgSQL function that only returns nextval()) and to
+//       nextval() CACHE 1; 1 and 4 sessions together, the same number of
+//       ids split between them; one id per round trip.
 //
 // On PostgreSQL 18, uuidv7() joins gen_random_uuid() in (a), (e) and (h).
 // ((g) is bench.sh's sessions sweep, test/client/sweep.cpp.)
@@ -900,9 +902,23 @@ std::string plural(int k, const char *word) {
 const char *const kSqlNextval = "sqled.snowflake_nextval()";
 // bench.sh's PL/pgSQL function that only returns nextval('s1').
 const char *const kPlpgsqlNextval = "bench_plpgsql_nextval()";
+// Its snowflake_generate(n), n ids in one call (at most 1,000,000 a call).
+const char *const kSqlGenerate = "sqled.snowflake_generate(n)";
 const char *const kThreeReads =
     "pg_sequence_last_value('bench_bound') + nextval('s1') + "
     "(date_part('epoch', clock_timestamp()) * 1000)::bigint";
+
+// n ids of the SQL edition's snowflake_generate, counted: one call, or the
+// fewest calls of at most 1,000,000 each (the first takes the remainder),
+// joined laterally, so that each is a call of its own.
+std::string generate_sql(long long n) {
+  const long long calls = (n + 999999) / 1000000;
+  if (calls <= 1) return "SELECT count(x) FROM sqled.snowflake_generate(" + std::to_string(n) + ") x";
+  const long long each = n / calls;
+  return "SELECT count(x) FROM generate_series(1, " + std::to_string(calls) +
+         ") k, LATERAL sqled.snowflake_generate(CASE k WHEN 1 THEN " +
+         std::to_string(n - each * (calls - 1)) + " ELSE " + std::to_string(each) + " END) x";
+}
 
 // k sessions at once, each one bulk query of n / k ids of `expr`; the rate of
 // all of them together (ids / (gate opening to the last session's end)).
@@ -942,7 +958,8 @@ void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> 
   std::vector<BulkItem> items = {rate("1", "1"), rate(kSqlNextval, kSqlNextval),
                                  rate("nextval('s1')  CACHE 1", "nextval('s1')"),
                                  rate(kPlpgsqlNextval, kPlpgsqlNextval),
-                                 rate(kThreeReads, kThreeReads)};
+                                 rate(kThreeReads, kThreeReads),
+                                 {kSqlGenerate, generate_sql(n), BulkItem::kRate, n, {}, {}, {}, {}}};
   const Layout none;
   run_bulk(ca, items, none, o.reps, "(i) server A");
   // 1 and 4 sessions (the SQL edition, and nextval() CACHE 1 for context),
@@ -990,6 +1007,15 @@ void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> 
       "returns `nextval('s1')` %s; a bound, the counter and the clock read in the query itself, "
       "no function call, %s\n\n",
       spread(r_pl, 3).c_str(), spread(r_reads, 3).c_str());
+  // The bulk form beside the ceiling and nextval() CACHE 1.
+  const BulkItem &gen_item = find_item(items, kSqlGenerate);
+  const std::vector<double> r_gen_pl =
+      paired_ratio(find_item(items, kPlpgsqlNextval).ns_per_id, gen_item.ns_per_id);
+  const std::vector<double> r_gen_s1 = paired_ratio(s1_item.ns_per_id, gen_item.ns_per_id);
+  std::printf(
+      "The bulk form, `%s`: ids/s ÷ ids/s of the PL/pgSQL function that only returns "
+      "`nextval('s1')` (paired) %s; ÷ ids/s of `nextval('s1')` CACHE 1 (paired) %s\n\n",
+      generate_sql(n).c_str(), spread(r_gen_pl, 3).c_str(), spread(r_gen_s1, 3).c_str());
   std::printf(
       "Sessions together, %lld ids split between them, one bulk query each, M ids/s:\n\n"
       "| sessions | SQL edition | ÷ 1 session (paired) | nextval() CACHE 1 | ÷ 1 session "
@@ -1023,6 +1049,12 @@ void run_sql_edition(const Options &o, pqxx::connection &ca, std::vector<Ratio> 
     bulk.why = fmt("a PL/pgSQL function that only returns nextval() reaches %.2f", median(r_pl)) +
                fmt(", the reads an id needs, written in the query, %.2f", median(r_reads));
   ratios.push_back(bulk);
+  ratios.push_back({"(i) A: SQL edition snowflake_generate(n) ids/s ÷ PL/pgSQL nextval() ceiling, "
+                    "one backend",
+                    median(r_gen_pl), "≥ 0.8", true, 0.8});
+  ratios.push_back({"(i) A: SQL edition snowflake_generate(n) ids/s ÷ nextval() CACHE 1 ids/s, "
+                    "one backend",
+                    median(r_gen_s1), "", true, 0});
   ratios.push_back(
       {"(i) A: SQL edition ids/s, 4 sessions ÷ 1 session", median(sql4), "≥ 1.0", true, 1.0});
   ratios.push_back(
