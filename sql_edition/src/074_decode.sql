@@ -1,8 +1,11 @@
 -- snowflake_decode: one expression, which PostgreSQL inlines into the query.
--- base62 and base32: the digits of a text of at most the format's width (11,
--- 13) whose value fits an id (where the width could overflow, base62's text
--- compared with 2^63-1's; base32's reader checks its first digit), each read
--- by its code (snowflake_sql_read62, snowflake_sql_read32);
+-- base62 and base32: a text of the format's width (11, 13), the width
+-- snowflake_encode writes, without a backslash, by its bytes, each looked up
+-- with its place (snowflake_sql_read62_full, snowflake_sql_read32_full);
+-- a shorter one (or one with a backslash), the digits of a text whose value
+-- fits an id, each read by its character's code (snowflake_sql_read62,
+-- snowflake_sql_read32); where the width could overflow, base62's text is
+-- compared with 2^63-1's, base32's first digit checked;
 -- hex, a text of 1 to 16 characters each of 0-9, a-f and A-F (checked on its
 -- bytes in one call, ltrim: without a backslash, text cast to bytea is its
 -- bytes), read as a bit string (its first digit at most 7 where it has 16).
@@ -15,6 +18,12 @@ RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN COALESCE(
     CASE
+        WHEN format = 'base62' AND pg_catalog.octet_length(txt) = 11
+             AND txt COLLATE "C" <= 'AzL8n0Y58m7' AND pg_catalog.strpos(txt, '\') = 0 THEN
+            @extschema@.snowflake_sql_read62_full(txt, @extschema@.snowflake_sql_places62())
+        WHEN format = 'base32' AND pg_catalog.octet_length(txt) = 13
+             AND pg_catalog.strpos(txt, '\') = 0 THEN
+            @extschema@.snowflake_sql_read32_full(txt, @extschema@.snowflake_sql_places32())
         WHEN format = 'base62' AND pg_catalog.octet_length(txt) BETWEEN 1 AND 11
              AND (pg_catalog.octet_length(txt) < 11 OR txt COLLATE "C" <= 'AzL8n0Y58m7') THEN
             @extschema@.snowflake_sql_read62(txt, @extschema@.snowflake_sql_digits62())
