@@ -40,6 +40,16 @@ my @first = split /\n/, safe_psql_as($plain, 'postgres', 'owner1',
 ok(increasing(@first), '5,000 ids, increasing');
 is(scalar(grep { my $p = decode_id($_); $p->{datacenter_id} == 4 && $p->{worker_id} == 11 } @first),
 	5000, '... all with the configured identity');
+# snowflake_generate(n): n ids, increasing, above the ones before, with
+# snowflake_nextval()'s between two calls above them too.
+my @gen = split /\n/, safe_psql_as($plain, 'postgres', 'owner1',
+	'SELECT x FROM ids.snowflake_generate(20000) x; SELECT ids.snowflake_nextval(); '
+	  . 'SELECT x FROM ids.snowflake_generate(3) x');
+is(scalar(@gen), 20004, 'snowflake_generate(20000), a nextval, snowflake_generate(3): 20,004 ids');
+ok(increasing(@first, @gen), '... increasing, above the ids before');
+is(scalar(grep { my $p = decode_id($_); $p->{datacenter_id} == 4 && $p->{worker_id} == 11 } @gen),
+	20004, '... all with the configured identity');
+push @first, @gen;
 is(safe_psql_as($plain, 'postgres', 'owner1', 'SELECT ids.snowflake_sql_version()'),
 	`sed -n "s/^default_version = '\\([^']*\\)'.*/\\1/p" @{[SnowflakeTest::tree_root()]}/snowflake.control`
 	  =~ s/\n//r, 'snowflake_sql_version() is the version made');

@@ -1,4 +1,5 @@
--- The decoding, time, encoding and operator queries that both editions
+-- The decoding, time, encoding and operator queries (and the checks of
+-- snowflake_generate's argument) that both editions
 -- answer: test/sql_edition/003_conformance.pl runs this file against the C
 -- extension and against the SQL edition (same epoch and layout) and requires
 -- the same output, errors (message, DETAIL, HINT, SQLSTATE) included.
@@ -135,6 +136,20 @@ SELECT snowflake_decode('7FFFFFFFFFFFFFFF', 'hex'), snowflake_decode('F', 'hex')
        snowflake_decode('000000000000000f', 'hex');
 SELECT snowflake_decode('F000000000000000', 'hex');
 SELECT snowflake_decode('u', 'base32');
+-- The format's width (11, 13), read by its bytes: every character, an
+-- alias, lower case, a backslash, a hyphen, a character of two bytes.
+SELECT snowflake_decode('zzzzzzzzzzz'), snowflake_decode('AzL8n0Y58m6'),
+       snowflake_decode('7zzzzzzzzzzzz', 'base32'), snowflake_decode('0s8nyh5e2740o', 'base32'),
+       snowflake_decode('IiLlOo0123456', 'base32');
+SELECT snowflake_decode('B0000000000');
+SELECT snowflake_decode('00000000\1a');
+SELECT snowflake_decode('0000000000\', 'base32');
+SELECT snowflake_decode('0000000-00000', 'base32');
+SELECT snowflake_decode('000000000é');
+SELECT snowflake_decode('00000000000é', 'base32');
+SELECT snowflake_decode('00000000000U', 'base32');
+SELECT snowflake_decode('u000000000000', 'base32');
+SELECT snowflake_decode('9000000000000', 'base32');
 SELECT snowflake_decode('12é3');
 SELECT snowflake_decode('ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ!');
 SELECT snowflake_decode('ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ');
@@ -194,3 +209,10 @@ FROM (VALUES (910499571847892992::bigint), (910499571847892991), (91049957184789
 ORDER BY x, r;
 SELECT NULL::bigint <@ tstzrange(NULL, NULL) IS NULL AS strict,
        1::bigint <@ NULL::tstzrange IS NULL AS strict_range;
+
+-- ------------------------------------------------------------- many ids
+-- (Only the checks of n: the C extension is not preloaded here.)
+SELECT count(*) FROM snowflake_generate(NULL);
+SELECT count(*) FROM snowflake_generate(0);
+SELECT count(*) FROM snowflake_generate(-2147483648);
+SELECT count(*) FROM snowflake_generate(1000001);
