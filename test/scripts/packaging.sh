@@ -96,8 +96,8 @@ done
 echo "pgxn_meta.pl rejects 8 broken copies of META.json"
 
 # The Debian packaging carries the same version, and debian/control is
-# current (the build regenerates it for the majors at hand; the committed one
-# lists what CI builds).
+# current: it lists the majors CI builds, and the build, which leaves out the
+# packages of the majors at hand, fails on one that is not current.
 deb=$(dpkg-parsechangelog -l debian/changelog -SVersion)
 upstream=${deb#*:}
 upstream=${upstream%-*}
