@@ -18,7 +18,9 @@
 #            what make install installs, which is the library, the control
 #            file, every SQL script the build makes from src/sql (make
 #            sql-scripts) and, the server having JIT, the bitcode, plus
-#            Debian's copyright and changelog.  The build, and debian/rules clean after it, leave the tree as git
+#            Debian's copyright and changelog and the documentation (README.md
+#            and docs/*.md) in /usr/share/doc/postgresql-N-snowflake.  The
+#            build, and debian/rules clean after it, leave the tree as git
 #            has it: `git status --porcelain` shows nothing (the build runs in
 #            a git repository holding the tree).  The .debs go to
 #            WORKDIR/debs for the other steps.
@@ -26,7 +28,8 @@
 #            PostgreSQL that holds no snowflake file; the regression suite,
 #            preloaded and not, against the installed package (the package's
 #            own test, debian/tests/installcheck, run by `autopkgtest -B . --
-#            null` in the tree as committed, as in a fresh clone); apt
+#            null` in the tree as committed, as in a fresh clone); the
+#            documentation installed (dpkg -L), as in the tree; apt
 #            purge, after which nothing of the package is left and /usr and
 #            /etc are as before.
 #   upgrade  the previous release (below) built with this debian/ directory
@@ -297,11 +300,14 @@ step_build() {
     } | sort)
     diff <(echo "$want") <(echo "$have") ||
         fail "make install (right) does not install what the tree holds (left)"
-    pkgfiles=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort)
-    diff <({ echo "$have"; echo "/usr/share/doc/$PKG/changelog.Debian.gz"; echo "/usr/share/doc/$PKG/copyright"; } | sort) \
+    # The documentation as it is in the tree, gzipped or not (dh_compress
+    # gzips the larger pages).
+    pkgfiles=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
+        sed -E "s|^(/usr/share/doc/$PKG/.*\.md)\.gz\$|\1|" | sort)
+    diff <({ echo "$have"; echo "/usr/share/doc/$PKG/changelog.Debian.gz"; echo "/usr/share/doc/$PKG/copyright"; doc_files; } | sort) \
         <(echo "$pkgfiles") ||
-        fail "the package (right) does not hold exactly what make install installs (left), with Debian's copyright and changelog"
-    echo "contents: the package holds what make install installs ($(echo "$have" | wc -l) files) and Debian's copyright and changelog"
+        fail "the package (right) does not hold exactly what make install installs (left), with Debian's copyright and changelog and the documentation"
+    echo "contents: the package holds what make install installs ($(echo "$have" | wc -l) files), Debian's copyright and changelog, and the documentation ($(doc_files | wc -l) pages)"
 
     mkdir -p "$WORK/debs"
     cp "$M$IN"/*.deb "$M$IN"/*.changes "$WORK/debs/"
@@ -335,6 +341,30 @@ source_package() {
     echo "source package: $(basename "$dsc"), binary packages $have; lintian: no error, no warning"
 }
 
+# The documentation the package holds, where it installs it: README.md and
+# docs/*.md of the tree.
+doc_files() {
+    (cd "$ROOT" && git ls-files README.md 'docs/*.md') | sed "s|^|/usr/share/doc/$PKG/|"
+}
+
+# docs_installed: every page of doc_files is a file of the installed package
+# (dpkg -L), gzipped or not, and reads as the tree's page.
+docs_installed() {
+    local listed f page
+    listed=$(inroot dpkg -L "$PKG")
+    for f in $(doc_files); do
+        page=${f#/usr/share/doc/$PKG/}
+        if grep -qxF "$f" <<<"$listed"; then
+            cmp -s "$M$f" "$ROOT/$page" || fail "$f is not the tree's $page"
+        elif grep -qxF "$f.gz" <<<"$listed"; then
+            zcat "$M$f.gz" | cmp -s - "$ROOT/$page" || fail "$f.gz is not the tree's $page"
+        else
+            fail "dpkg -L $PKG lists neither $f nor $f.gz"
+        fi
+    done
+    echo "documentation: $(doc_files | wc -l) pages in /usr/share/doc/$PKG (dpkg -L), as in the tree"
+}
+
 current_deb() {
     local deb
     deb=$(ls "$WORK"/debs/"${PKG}"_*.deb 2>/dev/null) || fail "no package in $WORK/debs: run the build step first"
@@ -353,6 +383,7 @@ step_install() {
     apt_install "$IN/debs/$(basename "$deb")"
     [ "$(installed_version)" = "ii $DEBVERSION" ] || fail "$PKG is not installed at $DEBVERSION: $(installed_version)"
     echo "installed: $PKG $DEBVERSION"
+    docs_installed
     # The package's own test, run by autopkgtest against the installed package
     # (-B: nothing built), from the tree as a fresh clone has it, as the
     # documentation runs it.
