@@ -287,6 +287,7 @@ SELECT snowflake_registry_retire('evil:x:1', 0, 20, now(), :secret_x);
 SELECT snowflake_registry_retire('evil:x:1', 0, 7, '9999-01-01', :secret_x);
 SELECT snowflake_registry_retire('evil:x:1', 0, 7, '9999-01-01');
 SELECT snowflake_registry_assign(0, 20, 'evil:x:1');
+SELECT snowflake_registry_clear_hold_back(0, 7);
 \set VERBOSITY terse
 SELECT snowflake_registry_retire('evil:x:1', 0, 21, '9999-01-01', :secret_x);
 SELECT * FROM snowflake_registry_renew('evil:y:1', 5, 5, 0, 20, :secret_x);
@@ -295,6 +296,19 @@ SELECT node_key, datacenter_id, worker_id, kind FROM snowflake_registry ORDER BY
 SELECT datacenter_id, worker_id, node_key,
        retired_until <= now() + interval '10 minutes' AS at_most_10_minutes
 FROM snowflake_registry_retired;
+-- The owner clears a mistaken hold-back: the pair is retired until
+-- -infinity, which a reservation reports (the node drops its hold-back)
+-- until a real retired_until replaces it.
+SELECT snowflake_registry_clear_hold_back(0, 21) > now() AS cleared_a_time;
+SELECT retired_until, node_key FROM snowflake_registry_retired
+WHERE (datacenter_id, worker_id) = (0, 21);
+SELECT * FROM snowflake_registry_reserve('6666:conf-f:5432', 5, 5, 0, 21, 1, now(), :secret_a,
+                                         interval '10 s');
+SELECT snowflake_registry_clear_hold_back(0, 22) AS nothing_to_clear;
+SELECT snowflake_registry_retire('6666:conf-f:5432', 0, 21, now() + interval '5 s', :secret_a);
+SELECT retired_until > now() AS held_back_again, node_key FROM snowflake_registry_retired
+WHERE (datacenter_id, worker_id) = (0, 21);
+SELECT snowflake_registry_clear_hold_back(NULL, 22);
 TRUNCATE snowflake_registry, snowflake_registry_retired;
 REVOKE ALL ON FUNCTION :registrar_functions FROM regress_sf_registrar2;
 DROP ROLE regress_sf_registrar2;

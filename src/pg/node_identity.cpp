@@ -319,8 +319,8 @@ bool identity_settle_after_recovery(SharedState *s) {
 
 void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
                                uint32_t generation, const snowflake::RegistryReading &reading,
-                               int64_t retired_until_unix_ms, const char *retired_by,
-                               const char *refused) {
+                               int64_t retired_until_unix_ms, bool cleared,
+                               const char *retired_by, const char *refused) {
     IdentityShared &id = s->identity;
     LWLockAcquire(&s->lock, LW_EXCLUSIVE);
     if (id.worker_id != worker_id || id.datacenter_id != datacenter_id ||
@@ -329,8 +329,19 @@ void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
         return;  // the identity moved on meanwhile: asked again for the new one
     }
     bool record = false;
+    // The registry holds a pair back at most kRegistryGiveWayS from its
+    // now() (hold_back.sql); so does the node, whatever a registry says.
+    const int64 bound = snowflake::grant_floor(reading) + int64{kRegistryGiveWayS} * 1000;
+    if (retired_until_unix_ms > bound)
+        retired_until_unix_ms = bound;
     if (retired_until_unix_ms >= 0 && retired_until_unix_ms > id.history.not_before_unix_ms) {
         id.history.not_before_unix_ms = retired_until_unix_ms;
+        record = true;
+    } else if (cleared && id.history.not_before_unix_ms >= 0) {
+        // The registry's owner cleared the hold-back
+        // (snowflake_registry_clear_hold_back).
+        id.history.not_before_unix_ms = -1;
+        id.blocked_reason[0] = '\0';
         record = true;
     }
     id.blocked_refused = refused != nullptr;
@@ -338,7 +349,7 @@ void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
         (void)confirm_lease(id, reading);
     if (refused)
         strlcpy(id.blocked_reason, refused, sizeof id.blocked_reason);
-    else if (record)
+    else if (record && !cleared)
         snprintf(id.blocked_reason, sizeof id.blocked_reason, "node %s retired it",
                  retired_by ? retired_by : "(unknown)");
     publish_usable(s);

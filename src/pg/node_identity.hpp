@@ -271,14 +271,17 @@ void identity_record_new_claim(SharedState *s);
 // node, asked under identity generation `generation` (reading: the
 // exchange, registry_confirmation.hpp): another node retired it until
 // retired_until_unix_ms (-1: no such time; retired_by names it), or refuses
-// it (refused: why; null: not refused, which confirms the pair).  Ignored if the node's
+// it (refused: why; null: not refused, which confirms the pair); cleared:
+// the registry's owner cleared the pair's hold-back, which the node drops.
+// A retired_until is taken no further than the registry's give-way
+// (kRegistryGiveWayS) from the registry's clock.  Ignored if the node's
 // identity changed since.  Ids are held back until the clock is past
 // retired_until (recorded in snowflake.state as the identity's not-before
 // time), or while refused.
 void identity_registry_verdict(SharedState *s, int datacenter_id, int worker_id,
                                uint32_t generation, const snowflake::RegistryReading &reading,
-                               int64_t retired_until_unix_ms, const char *retired_by,
-                               const char *refused);
+                               int64_t retired_until_unix_ms, bool cleared,
+                               const char *retired_by, const char *refused);
 
 // For the registrar: whether the identity in use needs the registry's
 // confirmation and has none since its start or last change (and is not

@@ -270,9 +270,11 @@ bool reserve_once(SharedState *s, bool *refused) {
                           INT4OID};
     // Rounded up: a time between two milliseconds is held back to the later.
     Call c = registry_call(
-        "SELECT pg_catalog.ceil(pg_catalog.date_part('epoch', r.retired_until) "
-        "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8, r.retired_by, r.refused, "
-        REGISTRY_NOW_US " FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
+        "SELECT CASE WHEN pg_catalog.isfinite(r.retired_until) THEN "
+        "pg_catalog.ceil(pg_catalog.date_part('epoch', r.retired_until) "
+        "OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8 END, r.retired_by, r.refused, "
+        REGISTRY_NOW_US ", r.retired_until OPERATOR(pg_catalog.=) "
+        "'-infinity'::pg_catalog.timestamptz FROM %s.snowflake_registry_reserve($1, $2, $3, $4, $5, $6, "
         "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) "
         "($7 OPERATOR(pg_catalog.*) '1 ms'::pg_catalog.interval), $8, "
         "$9 OPERATOR(pg_catalog.*) '1 s'::pg_catalog.interval) r",
@@ -285,8 +287,9 @@ bool reserve_once(SharedState *s, bool *refused) {
     const int64_t until = PQgetisnull(c.res, 0, 0) ? -1 : strtoll(PQgetvalue(c.res, 0, 0), nullptr, 10);
     const char *by = PQgetisnull(c.res, 0, 1) ? nullptr : PQgetvalue(c.res, 0, 1);
     const char *why = PQgetisnull(c.res, 0, 2) ? nullptr : PQgetvalue(c.res, 0, 2);
+    const bool cleared = !PQgetisnull(c.res, 0, 4) && PQgetvalue(c.res, 0, 4)[0] == 't';
     identity_registry_verdict(s, v.datacenter_id, v.worker_id, v.generation,
-                              reading_of(c, 3, sent), until, by, why);
+                              reading_of(c, 3, sent), until, cleared, by, why);
     char verdict[700];
     if (why)
         snprintf(verdict, sizeof verdict, "the registry refuses datacenter_id %s worker_id %s to "
@@ -296,6 +299,9 @@ bool reserve_once(SharedState *s, bool *refused) {
                  "ms after 1970; every id of this node under it carries a later time (ids wait "
                  "until the clock is past it)",
                  by ? by : "?", dc, worker, static_cast<long long>(until));
+    else if (cleared)
+        snprintf(verdict, sizeof verdict, "reserved datacenter_id %s worker_id %s for node %s; "
+                 "the registry's owner cleared its hold-back", dc, worker, key);
     else
         snprintf(verdict, sizeof verdict, "reserved datacenter_id %s worker_id %s for node %s",
                  dc, worker, key);
