@@ -18,17 +18,16 @@ BEGIN
     PERFORM @extschema@._snowflake_internal('_snowflake_convert_rekey_plan');
     -- The rows to re-key: every key below the bound (snowflake_min_id of
     -- identity_since: a key at or above it is an id made since) that is not
-    -- a snowflake id already.  A key is taken for one when it is at or above
-    -- snowflake_min_id(its row's time - 2 days): ids are made when their row
-    -- is, a re-key makes them at the row's time (or spilled later), and a
-    -- time read in another zone differs by at most 26 hours; a sequence
-    -- value is that large only for rows within two days after the epoch,
-    -- which this cannot tell apart.  So a second run changes nothing, after
-    -- an identity change too.  Each row needs a time from the epoch to
-    -- before free_until, or (late_rows => 'nextval') gets snowflake_nextval().
-    v_cand := format('%1$I < %2$s AND NOT CASE WHEN %3$s >= %4$L AND %3$s < %5$L THEN %1$I >= %6$s(%3$s - interval ''2 days'') ELSE false END',
-                     job.col, job.bound, job.tcx, job.epoch + interval '2 days', job.lifetime_end,
-                     '@extschema@.snowflake_min_id');
+    -- a snowflake id already.  A key is taken for one, of whatever identity,
+    -- when it is at or above snowflake_min_id(epoch + 2 days), whatever its
+    -- row's time says now (a time moved since, read in another zone): a
+    -- sequence value is that large only after 2 days' worth of ids
+    -- (724,775,731,200,000 with the default layout), and is kept as it is.
+    -- So a second run changes nothing, after an identity change or a time
+    -- moved too.  Each row needs a time from the epoch to before
+    -- free_until, or (late_rows => 'nextval') gets snowflake_nextval().
+    v_cand := format('%1$I < %2$s AND %1$I < %3$s', job.col, job.bound,
+                     @extschema@.snowflake_min_id(job.epoch + interval '2 days'));
     EXECUTE format($q$
         SELECT count(*), min(%2$s), max(%2$s),
                count(*) FILTER (WHERE %2$s IS NULL), min(%1$I) FILTER (WHERE %2$s IS NULL),

@@ -20,8 +20,9 @@ BEGIN
                           || CASE WHEN job.nlate > 0 THEN ' Ids from snowflake_nextval() decode to the time of the conversion instead.' ELSE '' END;
         IF job.nrows = 0 THEN
             RAISE NOTICE 'nothing to re-key: every key of % is a snowflake id already', job.tab
-                USING DETAIL = format('A key counts as one when it is at or above snowflake_min_id(identity_since)%s, or at or above snowflake_min_id of its row''s %I less 2 days.',
-                                      CASE WHEN job.free_until = '-infinity' THEN ' (unknown here)' ELSE '' END, job.tcol);
+                USING DETAIL = format('A key counts as one when it is at or above snowflake_min_id(identity_since)%s, or at or above %s, snowflake_min_id of the epoch plus 2 days, whatever its row''s %I says.',
+                                      CASE WHEN job.free_until = '-infinity' THEN ' (unknown here)' ELSE '' END,
+                                      @extschema@.snowflake_min_id(job.epoch + interval '2 days'), job.tcol);
         ELSIF job.dry_run THEN
             RAISE NOTICE 'would re-key %', job.plan
                                          || CASE WHEN job.nlate > 0
