@@ -357,20 +357,12 @@ RETURN
      + @extschema@.snowflake_sql_place(txt, 9, places)
      + @extschema@.snowflake_sql_place(txt, 10, places);
 
+-- base32's 13 characters: base62's 11 (the same places read from base32's
+-- table), then two more.
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_sql_read32_full(txt text, places bigint[])
 RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN
-       @extschema@.snowflake_sql_place(txt, 0, places)
-     + @extschema@.snowflake_sql_place(txt, 1, places)
-     + @extschema@.snowflake_sql_place(txt, 2, places)
-     + @extschema@.snowflake_sql_place(txt, 3, places)
-     + @extschema@.snowflake_sql_place(txt, 4, places)
-     + @extschema@.snowflake_sql_place(txt, 5, places)
-     + @extschema@.snowflake_sql_place(txt, 6, places)
-     + @extschema@.snowflake_sql_place(txt, 7, places)
-     + @extschema@.snowflake_sql_place(txt, 8, places)
-     + @extschema@.snowflake_sql_place(txt, 9, places)
-     + @extschema@.snowflake_sql_place(txt, 10, places)
+       @extschema@.snowflake_sql_read62_full(txt, places)
      + @extschema@.snowflake_sql_place(txt, 11, places)
      + @extschema@.snowflake_sql_place(txt, 12, places);
