@@ -20,12 +20,11 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use lib "$FindBin::RealBin/../t";
-use List::Util qw(max min);
 use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use SnowflakeTest qw(crash decode_id start_node sf_concurrency start_client finish_client);
+use SnowflakeTest qw(crash decode_id start_node sf_concurrency start_client finish_client max min);
 use SqlEditionTest;
 
 my $node = managed_node('managed', streaming => 1);

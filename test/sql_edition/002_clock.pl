@@ -15,12 +15,11 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use lib "$FindBin::RealBin/../t";
-use List::Util qw(max min);
 use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use SnowflakeTest qw(decode_id set_clock start_node sf_concurrency start_client finish_client);
+use SnowflakeTest qw(decode_id set_clock start_node sf_concurrency start_client finish_client max min);
 use SqlEditionTest;
 
 my $node = managed_node('clock');

@@ -16,11 +16,10 @@ use lib $FindBin::RealBin;
 use lib "$FindBin::RealBin/../t";
 use File::Compare qw(compare);
 use IPC::Run;
-use List::Util qw(max min);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use SnowflakeTest qw(decode_id start_node);
+use SnowflakeTest qw(decode_id start_node max min);
 use SqlEditionTest;
 
 my $plain = plain_node('plain');

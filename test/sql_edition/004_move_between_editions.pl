@@ -14,12 +14,11 @@ use FindBin;
 use lib $FindBin::RealBin;
 use lib "$FindBin::RealBin/../t";
 use IPC::Run;
-use List::Util qw(max min);
 use Time::HiRes qw(time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use SnowflakeTest qw(crash decode_id set_clock start_node);
+use SnowflakeTest qw(crash decode_id set_clock start_node max min);
 use SqlEditionTest;
 
 my $sqlsrv = plain_node('sqlsrv');

@@ -17,11 +17,10 @@ use FindBin;
 use lib $FindBin::RealBin;
 use lib "$FindBin::RealBin/../t";
 use File::Path qw(make_path);
-use List::Util qw(max);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use SnowflakeTest qw(decode_id start_node);
+use SnowflakeTest qw(decode_id start_node max);
 use SqlEditionTest;
 
 my $node = managed_node('update15');

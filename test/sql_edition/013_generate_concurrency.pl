@@ -35,12 +35,12 @@ use FindBin;
 use lib $FindBin::RealBin;
 use lib "$FindBin::RealBin/../t";
 use IPC::Run;
-use List::Util qw(all max min);
+use List::Util qw(all);
 use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use SnowflakeTest qw(set_clock start_node);
+use SnowflakeTest qw(set_clock start_node max min);
 use SqlEditionTest;
 
 my $SESSIONS = 6;

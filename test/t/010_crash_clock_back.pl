@@ -7,7 +7,6 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use IPC::Run;
-use List::Util qw(max min);
 use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

@@ -6,7 +6,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use List::Util qw(max min);
 use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

@@ -7,7 +7,6 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use Fcntl qw(:mode);
-use List::Util ();
 use Time::HiRes qw(time usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -111,7 +110,7 @@ my $mark_at_crash2 = read_state($node)->{mark_unix_ms};
 $node->start;
 my $mark2 = read_state($node)->{mark_unix_ms};
 my $read_at = now_unix_ms();
-cmp_ok($mark2, '<=', List::Util::max($mark, $read_at + 1000) + 100,
+cmp_ok($mark2, '<=', max($mark, $read_at + 1000) + 100,
 	'crash restarts with no id issued do not push the mark further ahead (now ' . ($mark2 - $read_at) . ' ms ahead)');
 my $t_start = time;
 my ($refusals, $new) = (0, undef);

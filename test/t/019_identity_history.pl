@@ -9,7 +9,6 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use Compress::Zlib qw(crc32);
-use List::Util qw(max min);
 use Time::HiRes qw(usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

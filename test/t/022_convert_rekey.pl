@@ -25,7 +25,6 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 use IPC::Run;
-use List::Util qw(max);
 use Time::HiRes qw(usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

@@ -14,7 +14,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use List::Util qw(max min);
 use Time::HiRes qw(usleep time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -228,8 +227,20 @@ is($n, 100000, 'borrow 20 s: 100000 ids');
 cmp_ok($lo, '>', max(@new), '... above the earlier ones');
 cmp_ok($lo, '>', $old_max, "... above the old primary's max id");
 is($wrong, 0, '... with the shared worker id 5');
+# Still borrowing only while the lagging clock is behind the replayed mark:
+# on a loaded machine the 100,000 ids can take until after that (1 s kept
+# for the status query itself).
+my $t_status = now_unix_ms();
 $ahead = $standby->safe_psql('postgres', 'SELECT borrowed_ahead_ms FROM snowflake_status');
-cmp_ok($ahead, '>', 0, "... still borrowing ($ahead ms)");
+if ($t_status < $mark + $LAG_MS - 1000)
+{
+	cmp_ok($ahead, '>', 0, "... still borrowing ($ahead ms)");
+}
+else
+{
+	note sprintf('borrow 20 s: %d ms after the stop the clock is within 1 s of the mark or past it; borrowing %s ms',
+		$t_status - $t_stop, $ahead);
+}
 
 # The promoted node's own reserver carries on: new marks, written and logged.
 my $new_mark = read_state($standby)->{mark_unix_ms};

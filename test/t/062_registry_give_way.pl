@@ -20,7 +20,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use List::Util qw(max);
 use Time::HiRes qw(time usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

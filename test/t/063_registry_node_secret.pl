@@ -19,7 +19,6 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use List::Util;
 use SnowflakeTest;
 use RegistryRace;
 
@@ -134,8 +133,8 @@ note 'A issued ' . scalar(@a5) . ' ids under 0/5, the promoted standby ' . scala
   . '; its errors: ' . join(' | ', @$errs_s);
 cmp_ok(scalar(@s5), '>', 0, 'the promoted standby issues ids under 0/5');
 is(equal_ids(\@a5, \@s5), 0, 'no id of the promoted standby equals one of its old primary');
-my $last_a = List::Util::max(map { unix_ms_of($_) } @a5);
-my $first_s = List::Util::min(map { unix_ms_of($_) } @s5);
+my $last_a = max(map { unix_ms_of($_) } @a5);
+my $first_s = min(map { unix_ms_of($_) } @s5);
 cmp_ok($first_s, '>', $last_a,
 	'every id of the standby is dated after every id of the old primary (' . ($first_s - $last_a) . ' ms)');
 note "the old primary's errors: " . join(' | ', @$errs_a);

@@ -25,7 +25,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use List::Util qw(max min);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;

@@ -20,7 +20,7 @@ our @EXPORT = qw(
   new_node set_case set_clock start_node crash reload_case
   decode_id unix_ms_of now_unix_ms server_unix_ms
   read_state state_path timed_psql status tree_root sf_concurrency worker_pid
-  start_client finish_client new_primary new_publisher
+  start_client finish_client new_primary new_publisher max min
 );
 
 # Defaults of the layout (SPEC §2): the tests decode ids themselves.
@@ -289,6 +289,24 @@ sub decode_id
 }
 
 sub unix_ms_of { return decode_id($_[0])->{unix_ms}; }
+
+# The largest and smallest of a list of ids, compared exactly.  Not
+# List::Util's: its max and min compare as doubles, which hold ids of this
+# size only to the nearest 128, so of two ids that close they could return
+# either.
+sub max
+{
+	my $m = shift;
+	for (@_) { $m = $_ if $_ > $m; }
+	return $m;
+}
+
+sub min
+{
+	my $m = shift;
+	for (@_) { $m = $_ if $_ < $m; }
+	return $m;
+}
 
 sub state_path { return $_[0]->data_dir . '/snowflake.state'; }
 
