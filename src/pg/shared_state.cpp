@@ -104,7 +104,7 @@ void load_mark(SharedState *s, bool after_crash) {
     snowflake::StateRecord stored;
     int64_t mark_unix = -1;
     const bool have_file = read_state_file(&stored);
-    check_upgrade_marker(have_file);
+    check_upgrade_marker(have_file ? &stored : nullptr);
     if (have_file) {
         identity_resume_claim(s, stored);
         if (after_crash)

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "settings.hpp"
 #include "state_file.hpp"
 #include "upgrade_guard.hpp"
 
@@ -13,11 +14,13 @@ namespace sfpg {
 namespace {
 
 constexpr const char kMarkerText[] =
-    "pg_upgrade loaded the snowflake extension into this data directory, which has no\n"
-    "snowflake.state.  Copy snowflake.state from the old cluster's data directory into\n"
-    "this one before starting the server.  If the old cluster's data directory has no\n"
-    "snowflake.state, that cluster never issued an id: delete this file instead.  The\n"
-    "server refuses to start while this file is here and snowflake.state is not.\n";
+    "pg_upgrade loaded the snowflake extension into this data directory.  Before the\n"
+    "first start, copy snowflake.state from the old cluster's data directory into this\n"
+    "one (if the old cluster's data directory has no snowflake.state, that cluster\n"
+    "never issued an id: delete this file instead).  While this file is here, the\n"
+    "server refuses to start without snowflake.state, or with a node identity\n"
+    "(snowflake.datacenter_id, snowflake.worker_id) other than the one snowflake.state\n"
+    "records; the first start that has both right removes this file.\n";
 
 // pg_upgrade (PostgreSQL 15 and later) keeps its logs in this directory of
 // the NEW cluster's data directory while it runs.  The old cluster, which
@@ -58,12 +61,37 @@ void write_marker() {
         ereport(ERROR, (errcode_for_file_access(),
                         errmsg("could not close file \"%s\": %m", kUpgradeMarkerFile)));
     fsync_fname(".", true);
-    ereport(LOG, (errmsg("snowflake: this data directory has no snowflake.state while pg_upgrade "
-                         "runs; wrote \"%s\"",
-                         kUpgradeMarkerFile),
+    ereport(LOG, (errmsg("snowflake: pg_upgrade runs; wrote \"%s\"", kUpgradeMarkerFile),
                   errhint("Copy snowflake.state from the old cluster's data directory before "
                           "starting the upgraded server (if it has none, delete \"%s\").",
                           kUpgradeMarkerFile)));
+}
+
+// The identity this server is configured with, if it is one of its
+// settings (not the registry's nor the Citus group's), differs from the one
+// the state file records.
+bool configured_identity_differs(const snowflake::StateRecord &stored) {
+    return guc_worker_id >= 0 && stored.worker_id >= 0 &&
+           (stored.datacenter_id != guc_datacenter_id || stored.worker_id != guc_worker_id);
+}
+
+void refuse_other_identity(const snowflake::StateRecord &stored) {
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake node identity differs from the one \"%s\" records after "
+                    "pg_upgrade",
+                    kStateFile),
+             errdetail("\"%s\" records datacenter %lld worker %lld; this server is configured "
+                       "with datacenter %d worker %d. Under another identity than the old "
+                       "cluster's, new ids could repeat those of the node that has it.",
+                       kStateFile, static_cast<long long>(stored.datacenter_id),
+                       static_cast<long long>(stored.worker_id), guc_datacenter_id,
+                       guc_worker_id),
+             errhint("Set snowflake.datacenter_id = %lld and snowflake.worker_id = %lld, as the "
+                     "old cluster had them. If the new identity is meant and no other node "
+                     "uses it, delete \"%s\" from this data directory instead.",
+                     static_cast<long long>(stored.datacenter_id),
+                     static_cast<long long>(stored.worker_id), kUpgradeMarkerFile)));
 }
 
 }  // namespace
@@ -71,20 +99,19 @@ void write_marker() {
 void note_binary_upgrade() {
     if (!IsBinaryUpgrade || !file_exists(kUpgradeOutputDir))
         return;  // not the cluster pg_upgrade is making
-    if (file_exists(kStateFile) || file_exists(kUpgradeMarkerFile))
+    if (file_exists(kUpgradeMarkerFile))
         return;
     write_marker();
 }
 
-void check_upgrade_marker(bool have_state_file) {
+void check_upgrade_marker(const snowflake::StateRecord *stored) {
     if (IsBinaryUpgrade) {
-        if (!have_state_file)
-            note_binary_upgrade();
+        note_binary_upgrade();
         return;
     }
     if (!file_exists(kUpgradeMarkerFile))
         return;
-    if (!have_state_file)
+    if (stored == nullptr)
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                  errmsg("snowflake state file \"%s\" is missing after pg_upgrade", kStateFile),
@@ -97,7 +124,9 @@ void check_upgrade_marker(bool have_state_file) {
                          "start the server again. If the old cluster has no \"%s\", it never "
                          "issued an id: delete \"%s\" from this data directory instead.",
                          kStateFile, kStateFile, kUpgradeMarkerFile)));
-    // The mark came along: the marker has done its job.
+    if (configured_identity_differs(*stored))
+        refuse_other_identity(*stored);
+    // The mark came along, under the old identity: the marker has done its job.
     durable_unlink(kUpgradeMarkerFile, ERROR);
     ereport(LOG, (errmsg("snowflake: \"%s\" is present after pg_upgrade; removed \"%s\"",
                          kStateFile, kUpgradeMarkerFile)));

@@ -14,7 +14,13 @@
 #   - after copying the old snowflake.state: every new id is above every id
 #     the old cluster issued, with the clock still 10 minutes behind them;
 #   - the control: started without the mark (marker removed by hand), the
-#     same clock gives ids below the old ones, which is what the guard stops.
+#     same clock gives ids below the old ones, which is what the guard stops;
+#   - snowflake.state copied in before pg_upgrade (as Debian's
+#     pg_upgradecluster hook does) still leaves the marker, and the first
+#     start refuses a node identity other than the one it records (a
+#     configuration written anew for the new major), naming both; with the
+#     old identity it starts, removes the marker, and issues ids above the
+#     old ones under that identity.
 use strict;
 use warnings;
 use FindBin;
@@ -157,5 +163,37 @@ $b->safe_psql('shop', q{INSERT INTO orders (item) SELECT 'unguarded ' || g FROM 
 my $below = $b->safe_psql('shop', "SELECT count(*) FROM orders WHERE item LIKE 'unguarded %' AND id <= $old_max");
 is($below, 1000, 'control: without the mark, all 1000 new ids are at or below the old maximum');
 $b->stop;
+
+# ---- C: snowflake.state copied in before pg_upgrade, and the configuration
+# written anew for the new major with another worker id.
+my $c = new_cluster('new_other_identity', 1);
+copy(state_path($old), state_path($c)) or die "copy: $!";
+chmod 0600, state_path($c);
+run_pg_upgrade($c);
+ok(-f marker_path($c), 'C: with snowflake.state there already, pg_upgrade still leaves the marker');
+$c->append_conf('postgresql.conf', "snowflake.worker_id = 1
+");
+set_clock($c, '-10m');
+$log_offset = -s $c->logfile // 0;
+ok(!start_node($c, faketime => 1, fail_ok => 1), 'C under worker 1: the server refuses to start');
+$log = substr(slurp_file($c->logfile), $log_offset);
+like($log, qr/FATAL:  snowflake node identity differs from the one "snowflake\.state" records after pg_upgrade/,
+	'C: the log says the identity differs');
+like($log, qr/DETAIL:  "snowflake\.state" records datacenter 17 worker 25; this server is configured with datacenter 17 worker 1\./,
+	'C: ... naming both identities');
+like($log, qr/HINT:  Set snowflake\.datacenter_id = 17 and snowflake\.worker_id = 25/, 'C: the HINT gives the old one');
+ok(-f marker_path($c), 'C: the marker stays');
+$c->append_conf('postgresql.conf', "snowflake.worker_id = 25
+");
+start_node($c, faketime => 1);
+ok(!-f marker_path($c), 'C under the old identity: starts, and removes the marker');
+$c->safe_psql('shop', q{INSERT INTO orders (item) SELECT 'upgraded ' || g FROM generate_series(1, 1000) g});
+($new_min, $new_n) = split /\|/, $c->safe_psql('shop', q{SELECT min(id), count(*) FROM orders WHERE item LIKE 'upgraded %'});
+is($new_n, 1000, 'C: 1000 new rows');
+cmp_ok($new_min, '>', $old_max, 'C: every new id is above every id the old cluster issued');
+is($c->safe_psql('shop', q{SELECT count(*) FROM orders o, LATERAL snowflake_parse(o.id) p
+                           WHERE (p.datacenter_id, p.worker_id) <> (17, 25)}), 0,
+	'C: every id decodes to datacenter 17, worker 25');
+$c->stop;
 
 done_testing();
