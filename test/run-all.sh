@@ -166,7 +166,10 @@ debs() {
     local ok=$?
     sf_root_umount "$r"
     [ $ok -eq 0 ] || return
-    for step in build install upgrade; do
+    local steps="build install upgrade"
+    # The major upgrade, 18 to 19 with the packages of both, in the root of 19.
+    [ "$v" != 19 ] || steps="$steps major"
+    for step in $steps; do
         # The upgrade step installs the previous release first, and 1.6 is
         # the first release that builds on PostgreSQL 19: while the current
         # version is 1.6 (or earlier) there is nothing to upgrade from there.

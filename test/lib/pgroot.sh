@@ -71,6 +71,8 @@ sf_root_packages() {
         # testing (autopkgtest) the packages.
         echo "postgresql-$1 postgresql-server-dev-$1 postgresql-server-dev-all debhelper" \
             "fakeroot lintian autopkgtest libpq-dev build-essential rsync procps"
+        # The major upgrade from 18 (deb.sh major): Debian unstable's 18 beside 19.
+        [ "$1" != 19 ] || echo "postgresql-18"
         return
     fi
     echo "postgresql-$1 postgresql-server-dev-$1 make g++ libpqxx-dev libipc-run-perl" \

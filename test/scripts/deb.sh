@@ -18,8 +18,9 @@
 #            what make install installs, which is the library, the control
 #            file, every SQL script the build makes from src/sql (make
 #            sql-scripts) and, the server having JIT, the bitcode, plus
-#            Debian's copyright and changelog and the documentation (README.md
-#            and docs/*.md) in /usr/share/doc/postgresql-N-snowflake.  The
+#            Debian's copyright and changelog, the documentation (README.md
+#            and docs/*.md) in /usr/share/doc/postgresql-N-snowflake and the
+#            hook /etc/postgresql-common/pg_upgradecluster.d/snowflake-N.  The
 #            build, and debian/rules clean after it, leave the tree as git
 #            has it: `git status --porcelain` shows nothing (the build runs in
 #            a git repository holding the tree).  The .debs go to
@@ -42,6 +43,19 @@
 #            loaded, and a new session's snowflake function then fails as
 #            docs/operations.md says; installed again, it decodes.  Then the
 #            cluster is dropped and the package purged, leaving nothing.
+#   major    (19 only, in its root, which has PostgreSQL 18 too) a major
+#            upgrade from 18 to 19 with the packages of both, each route of
+#            docs/operations.md ("Upgrading PostgreSQL"): a cluster of 18 made
+#            the Debian way, preloading the library through conf.d with an
+#            identity of its own, makes ids; then (1) pg_upgradecluster
+#            --method=upgrade --no-start, after which the new cluster has the
+#            old conf.d/snowflake.conf and snowflake.state (the package's
+#            hook) and starts at once; (2) pg_upgrade by hand into a cluster
+#            given the old settings, whose first start without the old
+#            snowflake.state is refused, naming it, and which starts once it
+#            is copied in.  Each new cluster's ids carry the old identity and
+#            are above every id of its old cluster.  Then the clusters are
+#            dropped and both packages purged, leaving nothing.
 #
 # Where, and why there.  Each step runs in a fresh overlay (mount -t overlay)
 # of the package root of VERSION: a Debian root (12 for 15, 13 for 17,
@@ -69,9 +83,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/../lib/pgroot.sh"
 
-V=${1:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
-WORK=${2:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
-STEP=${3:?usage: deb.sh VERSION WORKDIR build|install|upgrade}
+V=${1:?usage: deb.sh VERSION WORKDIR build|install|upgrade|major}
+WORK=${2:?usage: deb.sh VERSION WORKDIR build|install|upgrade|major}
+STEP=${3:?usage: deb.sh VERSION WORKDIR build|install|upgrade|major}
 CACHE=${SNOWFLAKE_DEB_CACHE:-/var/tmp/snowflake-deb-cache}
 PKG=postgresql-$V-snowflake
 R=$(sf_root_path "$V" deb)
@@ -304,10 +318,11 @@ step_build() {
     # gzips the larger pages).
     pkgfiles=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
         sed -E "s|^(/usr/share/doc/$PKG/.*\.md)\.gz\$|\1|" | sort)
-    diff <({ echo "$have"; echo "/usr/share/doc/$PKG/changelog.Debian.gz"; echo "/usr/share/doc/$PKG/copyright"; doc_files; } | sort) \
+    diff <({ echo "$have"; echo "/usr/share/doc/$PKG/changelog.Debian.gz"; echo "/usr/share/doc/$PKG/copyright"; doc_files;
+             echo "/etc/postgresql-common/pg_upgradecluster.d/snowflake-$V"; } | sort) \
         <(echo "$pkgfiles") ||
-        fail "the package (right) does not hold exactly what make install installs (left), with Debian's copyright and changelog and the documentation"
-    echo "contents: the package holds what make install installs ($(echo "$have" | wc -l) files), Debian's copyright and changelog, and the documentation ($(doc_files | wc -l) pages)"
+        fail "the package (right) does not hold exactly what make install installs (left), with Debian's copyright and changelog, the documentation and the pg_upgradecluster hook"
+    echo "contents: the package holds what make install installs ($(echo "$have" | wc -l) files), Debian's copyright and changelog, the documentation ($(doc_files | wc -l) pages) and the pg_upgradecluster hook"
 
     mkdir -p "$WORK/debs"
     cp "$M$IN"/*.deb "$M$IN"/*.changes "$WORK/debs/"
@@ -520,9 +535,112 @@ step_upgrade() {
     purge_and_check "$before"
 }
 
+# A cluster of $1 named $2 on port $3, made the Debian way, preloading the
+# library through conf.d/snowflake.conf as datacenter 3, worker $4; started.
+old_cluster() {
+    local v=$1 name=$2 port=$3 worker=$4
+    inroot pg_createcluster "$v" "$name" -p "$port" -- --no-sync >/dev/null
+    printf "shared_preload_libraries = 'snowflake'\nsnowflake.datacenter_id = 3\nsnowflake.worker_id = %s\n" "$worker" \
+        >"$M/etc/postgresql/$v/$name/conf.d/snowflake.conf"
+    sockets_only "$v" "$name"
+    inroot pg_ctlcluster "$v" "$name" start
+}
+
+# Sockets only, in the overlay's own /run/postgresql: nothing on the network.
+sockets_only() { echo "listen_addresses = ''" >"$M/etc/postgresql/$1/$2/conf.d/test-sockets-only.conf"; }
+
+# qp PORT MAJOR SQL: psql on that port with that major's client.
+qp() { inroot runuser -u postgres -- "/usr/lib/postgresql/$2/bin/psql" -X -q -At -v ON_ERROR_STOP=1 -p "$1" -d postgres -c "$3"; }
+
+# upgraded_ids PORT WORKER OLD_MAX WHAT CLUSTER: 1000 ids on the upgraded
+# cluster (19), all under datacenter 3, worker WORKER, above OLD_MAX; and the
+# pg_upgrade marker gone after the first start.
+upgraded_ids() {
+    local port=$1 worker=$2 old_max=$3 what=$4 cluster=$5 got
+    qp "$port" 19 "INSERT INTO ids (batch) SELECT 2 FROM generate_series(1, 1000)"
+    got=$(qp "$port" 19 "SELECT count(*), min(id) > $old_max, count(*) FILTER (WHERE (p.datacenter_id, p.worker_id) <> (3, $worker))
+        FROM ids, LATERAL snowflake_parse(id) p WHERE batch = 2")
+    [ "$got" = "1000|t|0" ] || fail "$what: the new ids (count|all above the old ones|under another identity) are $got, not 1000|t|0"
+    echo "$what: 1000 new ids on 19, all above the old cluster's $old_max, all datacenter 3 worker $worker"
+    [ ! -e "$M/var/lib/postgresql/19/$cluster/snowflake.pg_upgrade" ] ||
+        fail "$what: snowflake.pg_upgrade is left after the first start"
+}
+
+# make_ids PORT: the table of the old cluster (18) and 1000 ids in it;
+# prints the largest.
+make_ids() {
+    qp "$1" 18 "CREATE EXTENSION snowflake"
+    qp "$1" 18 "CREATE TABLE ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), batch int NOT NULL)"
+    qp "$1" 18 "INSERT INTO ids (batch) SELECT 1 FROM generate_series(1, 1000)"
+    qp "$1" 18 "SELECT max(id) FROM ids"
+}
+
+step_major() {
+    local cur from_deb before hook out old_max log c
+    [ "$V" = 19 ] || fail "the major step upgrades 18 to 19 in the package root of 19"
+    cur=$(current_deb)
+    from_deb=$(ls "$WORK"/debs/postgresql-18-snowflake_*.deb 2>/dev/null) ||
+        fail "no postgresql-18-snowflake in $WORK/debs: run the build step first"
+    assert_clean "before the install"
+    mkdir -p "$M$IN/debs"
+    cp "$cur" "$from_deb" "$M$IN/debs/"
+    chmod -R a+rX "$M$IN"
+    before=$WORK/before-major.list
+    tree_listing >"$before"
+    apt_install "$IN/debs/$(basename "$from_deb")"
+    apt_install "$IN/debs/$(basename "$cur")"
+    hook=/etc/postgresql-common/pg_upgradecluster.d/snowflake-19
+    [ -x "$M$hook" ] || fail "$PKG installs no executable $hook"
+
+    # (1) pg_upgradecluster.
+    old_cluster 18 main 5432 7
+    old_max=$(make_ids 5432)
+    out=$(inroot pg_upgradecluster -v 19 --method=upgrade --no-start 18 main 2>&1) || fail "pg_upgradecluster failed: $out"
+    echo "$out" | grep '^snowflake: ' | sed 's/^/  pg_upgradecluster, the hook: /'
+    cmp "$M/etc/postgresql/18/main/conf.d/snowflake.conf" "$M/etc/postgresql/19/main/conf.d/snowflake.conf" ||
+        fail "pg_upgradecluster: the new cluster has not the old conf.d/snowflake.conf"
+    cmp "$M/var/lib/postgresql/18/main/snowflake.state" "$M/var/lib/postgresql/19/main/snowflake.state" ||
+        fail "pg_upgradecluster: the new cluster has not the old snowflake.state"
+    sockets_only 19 main
+    inroot pg_ctlcluster 19 main start
+    upgraded_ids 5432 7 "$old_max" pg_upgradecluster main
+
+    # (2) pg_upgrade by hand: the new cluster given the old settings, the
+    # old snowflake.state forgotten at first.
+    old_cluster 18 hand 5433 8
+    old_max=$(make_ids 5433)
+    inroot pg_ctlcluster 18 hand stop
+    inroot pg_createcluster 19 hand -p 5434 -- --no-sync >/dev/null
+    cp -p "$M/etc/postgresql/18/hand/conf.d/snowflake.conf" "$M/etc/postgresql/19/hand/conf.d/"
+    sockets_only 19 hand
+    out=$(inroot runuser -u postgres -- sh -c "cd /tmp && /usr/lib/postgresql/19/bin/pg_upgrade \
+        -b /usr/lib/postgresql/18/bin -B /usr/lib/postgresql/19/bin \
+        -d /var/lib/postgresql/18/hand -D /var/lib/postgresql/19/hand \
+        -o '-c config_file=/etc/postgresql/18/hand/postgresql.conf' \
+        -O '-c config_file=/etc/postgresql/19/hand/postgresql.conf'" 2>&1) || fail "pg_upgrade failed: $out"
+    if inroot pg_ctlcluster 19 hand start >/dev/null 2>&1; then
+        fail "pg_upgrade: the new cluster starts without the old snowflake.state"
+    fi
+    log=$(cat "$M/var/log/postgresql/postgresql-19-hand.log")
+    echo "$log" | grep -q 'FATAL:  snowflake state file "snowflake.state" is missing after pg_upgrade' ||
+        fail "pg_upgrade: the refused start does not name snowflake.state: $log"
+    echo "pg_upgrade: the first start without the old snowflake.state is refused, naming it"
+    cp -p "$M/var/lib/postgresql/18/hand/snowflake.state" "$M/var/lib/postgresql/19/hand/"
+    inroot pg_ctlcluster 19 hand start
+    upgraded_ids 5434 8 "$old_max" pg_upgrade hand
+
+    for c in "19 main" "19 hand" "18 main" "18 hand"; do
+        # shellcheck disable=SC2086
+        inroot pg_dropcluster --stop $c
+    done
+    inroot apt-get purge -y -q postgresql-18-snowflake
+    purge_and_check "$before"
+}
+
 case $STEP in
     build) step_build ;;
     install) step_install ;;
     upgrade) step_upgrade ;;
-    *) fail "unknown step (build, install or upgrade)" ;;
+    major) step_major ;;
+    *) fail "unknown step (build, install, upgrade or major)" ;;
 esac
