@@ -1,8 +1,8 @@
 // The registry's confirmation of the node's pair, and the registry's clock
 // beside the node's (core/registry_clock.hpp): the rules the identity
-// (node_identity.cpp) and the registrar (registry.cpp) share.  Every
-// function takes the IdentityShared the caller guards with the generator
-// lock (held exclusively where it writes).
+// (node_identity.cpp, identity_*.cpp) and the registrar (registry.cpp)
+// share.  Every function takes the IdentityShared the caller guards with
+// the generator lock (held exclusively where it writes).
 //
 //   - A confirmation lasts snowflake.registry_lease from when the node
 //     asked, and never past the registry's now() in its answer plus the

@@ -187,7 +187,7 @@ bool check_sequence_bits(int *newval, void **, GucSource) { return check_width(2
 
 // The identity's check hooks only validate the range.  What a reload does to
 // the identity in use (never change it by omission) is decided where the
-// identity is published (node_identity.cpp), not here: a process that
+// identity is published (node_identity.cpp, identity_after_reload), not here: a process that
 // initialises or restores its settings (a parallel worker resets every
 // setting to its default first) must never fail on them.
 bool check_worker_id(int *newval, void **, GucSource) {

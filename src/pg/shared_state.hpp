@@ -30,7 +30,7 @@ struct SharedState {
     alignas(PG_CACHE_LINE_SIZE) pg_atomic_uint64 reserved_ms;  // int64: the durable mark
     // Node bits (Layout::node_bits) of the identity ids are issued under;
     // -1 (as int64): none yet.  Written with `identity` under the lock
-    // (node_identity.cpp).
+    // (identity_switch.cpp).
     pg_atomic_uint64 node;
     bool use_fetch_add;  // fixed at start: see snowflake::fetch_add_safe
     int n_counters;
