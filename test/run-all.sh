@@ -191,6 +191,8 @@ packages() {
     local counts=$1 v
     root_suite "$counts" packaging bash "$ROOT/test/scripts/packaging.sh" "$WORK/packaging"
     for v in $VERSIONS; do debs "$v" "$counts"; done
+    # README.md as written, in a fresh Debian 12 root (its package route, the demo).
+    ! selected 15 || root_suite "$counts" pg15/readme-route bash "$ROOT/test/scripts/readme_route.sh" "$WORK/readme-route"
 }
 
 # The core's tests (src/core has no PostgreSQL in it, so once, on this

@@ -65,6 +65,8 @@ sf_root_path() { echo "$SF_ROOTS_DIR/snowflake-${2:-}root-pg$1"; }
 # What the suites need inside a root.  Written into the root's stamp file, so
 # that a changed list updates a cached root.
 sf_root_packages() {
+    # A fresh root: Debian as debootstrap makes it (test/scripts/readme_route.sh).
+    [ "${2:-}" != fresh ] || return 0
     if [ "${2:-}" = deb ]; then
         # Building (build-essential, debhelper, pg_buildext of
         # postgresql-server-dev-all, fakeroot), checking (lintian) and
@@ -158,8 +160,9 @@ sf_root_apt() {
     sf_root_run "$r" apt-get -q -o Acquire::Check-Valid-Until=false -o Acquire::Retries=3 "$@"
 }
 
-# sf_root_ensure VERSION LOG [deb]: a usable root for that PostgreSQL major
-# (a package root with deb), built on first use.  Output goes to LOG.
+# sf_root_ensure VERSION LOG [deb|fresh]: a usable root for that PostgreSQL
+# major (a package root with deb; with fresh, the Debian release of that
+# major with nothing installed), built on first use.  Output goes to LOG.
 # Returns non-zero if it cannot be made.
 sf_root_ensure() {
     local v=$1 log=$2 kind=${3:-} suite r stamp want exp
@@ -182,9 +185,12 @@ sf_root_ensure() {
             # by hand with pg_createcluster still include conf.d, as on Debian.)
             printf '#!/bin/sh\nexit 101\n' >"$r.new/usr/sbin/policy-rc.d"
             chmod 755 "$r.new/usr/sbin/policy-rc.d"
-            mkdir -p "$r.new/etc/postgresql-common"
-            printf "create_main_cluster = false\nadd_include_dir = 'conf.d'\n" \
-                >"$r.new/etc/postgresql-common/createcluster.conf"
+            # (A fresh root, for README.md's route, is left as Debian has it.)
+            if [ "$kind" != fresh ]; then
+                mkdir -p "$r.new/etc/postgresql-common"
+                printf "create_main_cluster = false\nadd_include_dir = 'conf.d'\n" \
+                    >"$r.new/etc/postgresql-common/createcluster.conf"
+            fi
             mv "$r.new" "$r"
         fi
         sf_root_mount "$r"
@@ -202,7 +208,7 @@ sf_root_ensure() {
             sf_root_apt "$r" clean
             echo "$want" >"$stamp"
         fi
-        sf_root_run "$r" "/usr/lib/postgresql/$v/bin/postgres" --version
+        [ "$kind" = fresh ] || sf_root_run "$r" "/usr/lib/postgresql/$v/bin/postgres" --version
     } >"$log" 2>&1
 }
 
