@@ -62,8 +62,9 @@ void write_marker() {
                         errmsg("could not close file \"%s\": %m", kUpgradeMarkerFile)));
     fsync_fname(".", true);
     ereport(LOG, (errmsg("snowflake: pg_upgrade runs; wrote \"%s\"", kUpgradeMarkerFile),
-                  errhint("Copy snowflake.state from the old cluster's data directory before "
-                          "starting the upgraded server (if it has none, delete \"%s\").",
+                  errhint("The upgraded server's first start needs the old cluster's "
+                          "snowflake.state and its node identity (if the old cluster has no "
+                          "snowflake.state, delete \"%s\").",
                           kUpgradeMarkerFile)));
 }
 
