@@ -516,13 +516,13 @@ step_upgrade() {
     # snowflake function fails (docs/operations.md, "Removing the library").
     local out err
     out=$(inroot apt-get remove -y -q "$PKG" 2>&1) || fail "apt-get remove failed: $out"
-    echo "$out" | grep -q "PostgreSQL $V server .* -D /var/lib/postgresql/$V/main .*has snowflake loaded" ||
+    grep -q "PostgreSQL $V server .* -D /var/lib/postgresql/$V/main .*has snowflake loaded" <<<"$out" ||
         fail "apt-get remove under the running cluster that has the library loaded does not warn: $out"
     echo "apt-get remove warns: $(echo "$out" | grep -m1 "/var/lib/postgresql/$V/main .*has snowflake loaded")"
     if err=$(q "SELECT (snowflake_parse(1)).worker_id" 2>&1); then
         fail "a new session decodes an id with the library's file removed"
     fi
-    echo "$err" | grep -Eq 'could not access file "(\$libdir/)?snowflake": No such file or directory' ||
+    grep -Eq 'could not access file "(\$libdir/)?snowflake": No such file or directory' <<<"$err" ||
         fail "a new session's snowflake function fails otherwise than the documentation says: $err"
     echo "then a new session's snowflake function fails: $err"
     # Installed again, the file is back and new sessions decode.
@@ -622,7 +622,7 @@ step_major() {
         fail "pg_upgrade: the new cluster starts without the old snowflake.state"
     fi
     log=$(cat "$M/var/log/postgresql/postgresql-19-hand.log")
-    echo "$log" | grep -q 'FATAL:  snowflake state file "snowflake.state" is missing after pg_upgrade' ||
+    grep -q 'FATAL:  snowflake state file "snowflake.state" is missing after pg_upgrade' <<<"$log" ||
         fail "pg_upgrade: the refused start does not name snowflake.state: $log"
     echo "pg_upgrade: the first start without the old snowflake.state is refused, naming it"
     cp -p "$M/var/lib/postgresql/18/hand/snowflake.state" "$M/var/lib/postgresql/19/hand/"

@@ -62,7 +62,9 @@ my $st = $node->safe_psql('postgres',
 my ($events, $step, $borrowed) = split /\|/, $st;
 cmp_ok($events, '>=', 1, 'status counts the clock-backward event');
 cmp_ok($step, '>', 590_000, "status records the step ($step ms)");
-cmp_ok($borrowed, '>', 590_000, "status shows the ms borrowed ahead ($borrowed ms)");
+# The borrowing shrinks as the test runs (the clock goes on, the last id
+# stays): 100 s of margin for a loaded machine, still far past any bound.
+cmp_ok($borrowed, '>', 500_000, "status shows the ms borrowed ahead ($borrowed ms)");
 @old = (@old, @new);
 $old_max = max(@old);
 
@@ -74,7 +76,7 @@ my ($ret, $out, $err, $secs) = timed_psql($node, 'SELECT snowflake_nextval()');
 isnt($ret, 0, 'borrow, 10 s bound, clock 10 min behind the mark: refused');
 like($err, qr/ERROR:  system clock moved backwards by (\d+) ms/, '... with the clock message');
 my ($by) = $err =~ /backwards by (\d+) ms/;
-ok(defined $by && $by > 590_000, '... naming the step (' . ($by // '?') . ' ms)');
+ok(defined $by && $by > 500_000, '... naming the step (' . ($by // '?') . ' ms)');
 like($err, qr/DETAIL:  snowflake.clock_backward_policy is "borrow".*\(10000 ms\)/,
 	'... DETAIL names the policy and the bound');
 

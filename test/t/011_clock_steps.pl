@@ -104,12 +104,23 @@ policy('borrow', 10000);
 my $events0 = stat_row()->{events};
 $last = one_id();
 set_clock($node, '-5');
+my $t_step = now_unix_ms();
 my @ids = split /\n/, $node->safe_psql('postgres', 'SELECT snowflake_generate(10000)');
 push @ids, one_id() for 1 .. 3;
 ok(increasing($last, @ids), 'borrow, 5 s step: ids keep increasing above the last one');
 cmp_ok(unix_ms_of($ids[0]), '>=', unix_ms_of($last), 'borrow, 5 s step: and do not decode to an earlier time');
 $st = stat_row();
-cmp_ok($st->{borrowed}, '>', 0, "borrow, 5 s step: status shows ms borrowed ahead ($st->{borrowed} ms)");
+# Still borrowing only while less than the step has passed since it (a
+# loaded machine can take longer over the ids).
+if (now_unix_ms() - $t_step < 4000)
+{
+	cmp_ok($st->{borrowed}, '>', 0, "borrow, 5 s step: status shows ms borrowed ahead ($st->{borrowed} ms)");
+}
+else
+{
+	note sprintf('borrow, 5 s step: %d ms passed, the clock caught up; borrowing %s ms',
+		now_unix_ms() - $t_step, $st->{borrowed});
+}
 cmp_ok($st->{borrowed}, '<=', 5000, 'borrow, 5 s step: at most the step');
 cmp_ok($st->{events}, '>=', $events0 + 1, "borrow, 5 s step: status counts the event ($st->{events})");
 cmp_ok($st->{max_step}, '>=', 4000, "borrow: largest step at least this one ($st->{max_step} ms)");
@@ -118,7 +129,9 @@ set_clock($node, '-35');
 ($ret, $out, $err, $secs) = timed_psql($node, 'SELECT snowflake_nextval()');
 isnt($ret, 0, 'borrow, 30 s step past the 10 s bound: refused');
 $by = step_of($err);
-ok(defined $by && $by > 30000, 'borrow, 30 s step: message gives how far ahead it would run (' . ($by // '?') . ' ms)');
+# 35 s back from ids up to 5 s ahead: at least 30 s, less what the test
+# took since (20 s of margin for a loaded machine, still past the bound).
+ok(defined $by && $by > 20000, 'borrow, 30 s step: message gives how far ahead it would run (' . ($by // '?') . ' ms)');
 like($err, qr/DETAIL:  snowflake.clock_backward_policy is "borrow" and issuing an id would run ahead of the clock by more than snowflake.max_clock_backward_ms \(10000 ms\)/,
 	'borrow: DETAIL names the policy and bound');
 cmp_ok($secs, '<', 1.5, sprintf('borrow: refused at once (%.2f s)', $secs));
