@@ -119,6 +119,21 @@ sf_overlay_mount() {
     sf_root_mount "$d/merged"
 }
 
+# sf_overlay_kill MERGED: kills (-9) every process whose root is the overlay
+# mounted at MERGED (a server a failed step left running), so that it can be
+# unmounted.
+sf_overlay_kill() {
+    local m=$1 p pids=
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$m" ] && pids="$pids ${p#/proc/}"
+    done
+    [ -n "$pids" ] || return 0
+    echo "stopping what still runs in the overlay:$pids" >&2
+    # shellcheck disable=SC2086
+    kill -9 $pids 2>/dev/null || true
+    sleep 1
+}
+
 # sf_overlay_remove DIR: unmounts the overlay at DIR/merged and throws its
 # writes away.
 sf_overlay_remove() {

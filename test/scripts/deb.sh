@@ -118,19 +118,10 @@ inroot() { sf_root_run "$M" "$@"; }
 # Leaves nothing running in the overlay (a server of a failed step), then
 # removes it.
 cleanup() {
-    local p pids=
     if [ -d "$M/etc/postgresql/$V/main" ]; then
         inroot pg_ctlcluster "$V" main stop -m immediate >/dev/null 2>&1 || true
     fi
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/root" 2>/dev/null)" = "$M" ] && pids="$pids ${p#/proc/}"
-    done
-    if [ -n "$pids" ]; then
-        echo "stopping what still runs in the overlay:$pids" >&2
-        # shellcheck disable=SC2086
-        kill -9 $pids 2>/dev/null || true
-        sleep 1
-    fi
+    sf_overlay_kill "$M"
     sf_overlay_remove "$OV"
 }
 sf_overlay_mount "$R" "$OV" || fail "cannot mount an overlay of $R"
@@ -453,6 +444,23 @@ EOF
     ls "$dir/${PKG}_$prev-1_"*.deb
 }
 
+# debian_cluster MAJOR NAME PORT IDENTITY: a cluster made the Debian way
+# (pg_createcluster), preloading the library through conf.d/snowflake.conf
+# with the identity settings IDENTITY (lines); started.
+debian_cluster() {
+    local v=$1 name=$2 port=$3 identity=$4
+    inroot pg_createcluster "$v" "$name" -p "$port" -- --no-sync >/dev/null
+    printf "shared_preload_libraries = 'snowflake'\n%s\n" "$identity" >"$M/etc/postgresql/$v/$name/conf.d/snowflake.conf"
+    sockets_only "$v" "$name"
+    inroot pg_ctlcluster "$v" "$name" start
+}
+
+# Sockets only, in the overlay's own /run/postgresql: nothing on the network.
+sockets_only() { echo "listen_addresses = ''" >"$M/etc/postgresql/$1/$2/conf.d/test-sockets-only.conf"; }
+
+# qp PORT MAJOR SQL: psql on that port with that major's client.
+qp() { inroot runuser -u postgres -- "/usr/lib/postgresql/$2/bin/psql" -X -q -At -v ON_ERROR_STOP=1 -p "$1" -d postgres -c "$3"; }
+
 step_upgrade() {
     local cur prev_deb commit prev port=5432 before
     cur=$(current_deb)
@@ -476,13 +484,8 @@ step_upgrade() {
     [ "$(installed_version)" = "ii $prev_ver" ] || fail "$PKG $prev_ver is not installed: $(installed_version)"
 
     # A cluster as Debian makes one, the library preloaded through conf.d.
-    inroot pg_createcluster "$V" main -p "$port" -- --no-sync >/dev/null
-    printf "shared_preload_libraries = 'snowflake'\nsnowflake.worker_id = 7\n" \
-        >"$M/etc/postgresql/$V/main/conf.d/snowflake.conf"
-    # Sockets only, in the overlay's own /run/postgresql: nothing on the network.
-    echo "listen_addresses = ''" >"$M/etc/postgresql/$V/main/conf.d/test-sockets-only.conf"
-    inroot pg_ctlcluster "$V" main start
-    q() { inroot runuser -u postgres -- "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -p "$port" -d postgres -c "$1"; }
+    debian_cluster "$V" main "$port" "snowflake.worker_id = 7"
+    q() { qp "$port" "$V" "$1"; }
     ids() { q "INSERT INTO ids (batch, ext) SELECT $1, extversion FROM pg_extension, generate_series(1, 1000) WHERE extname = 'snowflake'"; }
     q "CREATE EXTENSION snowflake"
     [ "$(q "SELECT extversion FROM pg_extension WHERE extname = 'snowflake'")" = "$prev_ext" ] ||
@@ -535,23 +538,6 @@ step_upgrade() {
     purge_and_check "$before"
 }
 
-# A cluster of $1 named $2 on port $3, made the Debian way, preloading the
-# library through conf.d/snowflake.conf as datacenter 3, worker $4; started.
-old_cluster() {
-    local v=$1 name=$2 port=$3 worker=$4
-    inroot pg_createcluster "$v" "$name" -p "$port" -- --no-sync >/dev/null
-    printf "shared_preload_libraries = 'snowflake'\nsnowflake.datacenter_id = 3\nsnowflake.worker_id = %s\n" "$worker" \
-        >"$M/etc/postgresql/$v/$name/conf.d/snowflake.conf"
-    sockets_only "$v" "$name"
-    inroot pg_ctlcluster "$v" "$name" start
-}
-
-# Sockets only, in the overlay's own /run/postgresql: nothing on the network.
-sockets_only() { echo "listen_addresses = ''" >"$M/etc/postgresql/$1/$2/conf.d/test-sockets-only.conf"; }
-
-# qp PORT MAJOR SQL: psql on that port with that major's client.
-qp() { inroot runuser -u postgres -- "/usr/lib/postgresql/$2/bin/psql" -X -q -At -v ON_ERROR_STOP=1 -p "$1" -d postgres -c "$3"; }
-
 # upgraded_ids PORT WORKER OLD_MAX WHAT CLUSTER: 1000 ids on the upgraded
 # cluster (19), all under datacenter 3, worker WORKER, above OLD_MAX; and the
 # pg_upgrade marker gone after the first start.
@@ -593,7 +579,7 @@ step_major() {
     [ -x "$M$hook" ] || fail "$PKG installs no executable $hook"
 
     # (1) pg_upgradecluster.
-    old_cluster 18 main 5432 7
+    debian_cluster 18 main 5432 $'snowflake.datacenter_id = 3\nsnowflake.worker_id = 7'
     old_max=$(make_ids 5432)
     out=$(inroot pg_upgradecluster -v 19 --method=upgrade --no-start 18 main 2>&1) || fail "pg_upgradecluster failed: $out"
     echo "$out" | grep '^snowflake: ' | sed 's/^/  pg_upgradecluster, the hook: /'
@@ -607,7 +593,7 @@ step_major() {
 
     # (2) pg_upgrade by hand: the new cluster given the old settings, the
     # old snowflake.state forgotten at first.
-    old_cluster 18 hand 5433 8
+    debian_cluster 18 hand 5433 $'snowflake.datacenter_id = 3\nsnowflake.worker_id = 8'
     old_max=$(make_ids 5433)
     inroot pg_ctlcluster 18 hand stop
     inroot pg_createcluster 19 hand -p 5434 -- --no-sync >/dev/null

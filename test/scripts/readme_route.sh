@@ -46,15 +46,7 @@ sf_root_umount "$R"
 # Leaves nothing running in the overlay (the demo's server, if a step
 # failed), then removes it.
 cleanup() {
-    local p pids=
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/root" 2>/dev/null)" = "$M" ] && pids="$pids ${p#/proc/}"
-    done
-    if [ -n "$pids" ]; then
-        # shellcheck disable=SC2086
-        kill -9 $pids 2>/dev/null || true
-        sleep 1
-    fi
+    sf_overlay_kill "$M"
     sf_overlay_remove "$OV"
 }
 sf_overlay_mount "$R" "$OV" || fail "cannot mount an overlay of $R"
